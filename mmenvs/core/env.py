@@ -1,0 +1,267 @@
+"""``MMEnv``: the env contract of DESIGN.md, implemented once for every benchmark.
+
+A benchmark subclasses ``MMEnv`` and fills in a handful of hooks (which tasks exist, how to start
+one, how to carry out an action, how to score the state). The base class owns everything the
+contract promises: seeding and task choice, the observation dict, error-as-observation for bad
+actions, step caps, final vs. progress rewards, the ``info`` keys, rendering and ``close``.
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Mapping
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .actions import ActionError
+from .images import ImageStore
+from .spaces import UnicodeText, clip_text, image_space, letterbox, to_rgb
+
+REWARD_MODES = ("final", "progress")
+
+
+@dataclass
+class ActionOutcome:
+    """What carrying out one action produced.
+
+    ``text`` is what is new for the agent; ``terminated`` is set when the agent declared it is done
+    or the task can no longer change; ``info`` holds benchmark-specific facts for this step.
+    """
+
+    text: str = ""
+    terminated: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Evaluation:
+    """The benchmark score of the current state: ``score`` in [0, 1], ``success``, and the details behind it."""
+
+    score: float
+    success: bool
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class MMEnv(gym.Env[dict, str]):
+    """Base class of every mmenvs environment (see DESIGN.md, "The env contract").
+
+    Subclasses set ``max_steps`` and implement the hooks in the "benchmark hooks" section. Actions
+    are strings (or dicts, for the structured form of the same action); agent mistakes are raised
+    by hooks as ``ActionError`` and come back as an observation, never as an exception.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 2}
+    #: Step cap after which the episode is truncated.
+    max_steps: int = 50
+    #: Length bound of the observation text (longer text is cut with a marker).
+    text_max_length: int = 65_536
+    #: Length bound of the action text space.
+    action_max_length: int = 1_048_576
+    #: Evaluate after every step even in "final" mode, so ``info["score"]`` is always current. Benchmarks
+    #: whose evaluation is costly set this False: then the score is refreshed at reset and episode end only.
+    cheap_evaluation: bool = True
+
+    def __init__(
+        self,
+        *,
+        obs_size: tuple[int, int] = (448, 448),
+        reward_mode: str = "final",
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+    ) -> None:
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if max_steps is not None:
+            if int(max_steps) < 1:
+                raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+            self.max_steps = int(max_steps)
+        self.obs_size = (int(obs_size[0]), int(obs_size[1]))
+        self.reward_mode = reward_mode
+        self.render_mode = render_mode
+        self.images = ImageStore()
+        self.observation_space = spaces.Dict(
+            {"text": UnicodeText(self.text_max_length), "image": image_space(self.obs_size), **self.extra_observation_spaces()}
+        )
+        self.action_space = UnicodeText(self.action_max_length)
+        self.task: Any = None
+        self.steps = 0
+        self._evaluation = Evaluation(0.0, False)
+        self._paid = 0.0  # reward already paid this episode (progress mode pays score deltas)
+        self._ended = False
+        self._closed = False
+
+    # ------------------------------------------------------------------ benchmark hooks
+    def task_ids(self) -> list[str]:
+        """Ids of the env's task suite, in a fixed order (what ``options={"task_id": ...}`` accepts)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement task_ids()")
+
+    def load_task(self, task_id: str) -> Any:
+        """The task with ``task_id`` from the suite; raise ``ValueError`` naming valid ids otherwise."""
+        raise NotImplementedError(f"{type(self).__name__} must implement load_task()")
+
+    def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> Any:
+        """A task given inline (a dict, or a path to a task file), validated."""
+        raise NotImplementedError(f"{type(self).__name__} must implement task_from_spec()")
+
+    def sample_task(self, rng: np.random.Generator) -> Any:
+        """A task drawn with ``rng`` (the env's ``np_random``); by default uniformly from the suite."""
+        ids = self.task_ids()
+        if not ids:
+            raise ValueError(f"{type(self).__name__}: the task suite is empty")
+        return self.load_task(ids[int(rng.integers(len(ids)))])
+
+    def task_id_of(self, task: Any) -> str:
+        """The id of ``task`` (for ``info["task_id"]``)."""
+        return str(task["id"] if isinstance(task, Mapping) else task.id)
+
+    def task_metadata(self) -> dict[str, Any]:
+        """Fields of the current task that results are broken down by (category, tags, …)."""
+        return {}
+
+    def begin(self, task: Any) -> str:
+        """Set the world up for ``task`` (add its images to ``self.images``) and return the first text."""
+        raise NotImplementedError(f"{type(self).__name__} must implement begin()")
+
+    def act(self, action: str | dict[str, Any]) -> ActionOutcome:
+        """Carry out one action. Raise ``ActionError`` for agent mistakes, leaving the state unchanged."""
+        raise NotImplementedError(f"{type(self).__name__} must implement act()")
+
+    def evaluate(self) -> Evaluation:
+        """Score the current state against the task."""
+        raise NotImplementedError(f"{type(self).__name__} must implement evaluate()")
+
+    def frame(self) -> np.ndarray | None:
+        """The current full-resolution image: by default the newest image in the store."""
+        latest = self.images.latest()
+        return None if latest is None else self.images.get(latest)
+
+    def extra_observation_spaces(self) -> dict[str, spaces.Space]:
+        """Observation keys beyond "text" and "image" (declared up front)."""
+        return {}
+
+    def extra_observation(self) -> dict[str, Any]:
+        """Values for ``extra_observation_spaces()``'s keys, this step."""
+        return {}
+
+    def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
+        """The next action of the task's reference solution (the oracle agent replays these)."""
+        raise NotImplementedError(f"{type(self).__name__} has no oracle")
+
+    def random_action(self, rng: np.random.Generator) -> str | dict[str, Any]:
+        """An action drawn from the env's action grammar (what the random agent sends)."""
+        raise NotImplementedError(f"{type(self).__name__} has no random action grammar")
+
+    def shutdown(self) -> None:
+        """Release processes and files (called once by ``close``)."""
+
+    # ------------------------------------------------------------------ the contract
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"task_id", "task"}
+        if unknown:
+            raise ValueError(f"reset(options=…): unknown keys {sorted(unknown)}; expected 'task_id' or 'task'")
+        if "task_id" in options and "task" in options:
+            raise ValueError("reset(options=…): give either 'task_id' or 'task', not both")
+        if "task_id" in options:
+            task = self.load_task(str(options["task_id"]))
+        elif "task" in options:
+            task = self.task_from_spec(options["task"])
+        else:
+            task = self.sample_task(self.np_random)
+        self.task = task
+        self.images = ImageStore()
+        self.steps = 0
+        self._paid = 0.0
+        self._ended = False
+        text = self.begin(task)
+        self._evaluation = self.evaluate()
+        observation = self._observation(text)
+        info = self._info(new_images=self.images.ids(), error=None, step_info={})
+        info["task_meta"] = self.task_metadata()
+        return observation, info
+
+    def step(self, action: str | dict[str, Any]) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self.task is None:
+            raise RuntimeError(f"{type(self).__name__}.step() called before reset()")
+        if self._ended:
+            message = "The episode is over: call reset() to start a new one."
+            info = self._info(new_images=[], error=message, step_info={}, error_kind="episode_over")
+            return self._observation(f"Error: {message}"), 0.0, True, False, info
+        self.steps += 1
+        images_before = len(self.images)
+        error: str | None = None
+        error_kind: str | None = None
+        try:
+            outcome = self.act(action)
+        except ActionError as exc:
+            error, error_kind = str(exc), exc.kind
+            outcome = ActionOutcome(text=f"Error: {error}")
+        except Exception as exc:  # a bug or an unforeseen input: report it, keep the episode alive
+            error, error_kind = f"{type(exc).__name__}: {exc}", "internal"
+            warnings.warn(f"{type(self).__name__}.act raised unexpectedly:\n{traceback.format_exc()}", RuntimeWarning, stacklevel=2)
+            outcome = ActionOutcome(text=f"Error: the environment could not carry out this action ({error}).")
+        terminated = bool(outcome.terminated)
+        truncated = not terminated and self.budget_exhausted()
+        ended = terminated or truncated
+        if ended or self.cheap_evaluation or self.reward_mode == "progress":
+            self._evaluation = self.evaluate()
+        score = float(self._evaluation.score)
+        if self.reward_mode == "progress":
+            reward = score - self._paid
+        else:
+            reward = score - self._paid if ended else 0.0
+        self._paid += reward
+        self._ended = ended
+        observation = self._observation(outcome.text)
+        info = self._info(new_images=self.images.ids_since(images_before), error=error, step_info=outcome.info, error_kind=error_kind)
+        return observation, float(reward), terminated, truncated, info
+
+    def budget_exhausted(self) -> bool:
+        """Whether the step cap is reached (benchmarks that count messages or calls override this)."""
+        return self.steps >= self.max_steps
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array":
+            return None
+        current = self.frame()
+        return letterbox(None, self.obs_size) if current is None else to_rgb(current).copy()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.shutdown()
+        super().close()
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def evaluation(self) -> Evaluation:
+        """The most recent evaluation of the current episode."""
+        return self._evaluation
+
+    def _observation(self, text: str) -> dict[str, Any]:
+        observation = {"text": clip_text(text, self.text_max_length), "image": letterbox(self.frame(), self.obs_size)}
+        observation.update(self.extra_observation())
+        return observation
+
+    def _info(self, *, new_images: list[str], error: str | None, step_info: dict[str, Any], error_kind: str | None = None) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "task_id": self.task_id_of(self.task),
+            "step": self.steps,
+            "score": float(self._evaluation.score),
+            "success": bool(self._evaluation.success),
+            "action_error": error,
+            "action_error_kind": error_kind,
+            "images": list(new_images),
+        }
+        info.update(self._evaluation.details)
+        info.update(step_info)
+        return info

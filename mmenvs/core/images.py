@@ -1,0 +1,163 @@
+"""Per-episode image store with stable ids and lineage.
+
+Every image an episode sees (the task's inputs, screenshots, tool outputs) is appended here and
+gets the next id ``img_0, img_1, …``. Stored arrays are read-only, so an original can never change;
+a derived image records the ids it was made from and the operation that made it, which is what
+VTC-Bench's effective-chain metric walks back through.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+from PIL import Image
+
+from .spaces import to_rgb
+
+_ID_PATTERN = re.compile(r"^img_(\d+)$")
+
+
+class ImageNotFound(KeyError):
+    """An image id that this episode's store does not hold."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class ImageRecord:
+    """One stored image: its id, pixels (read-only), parent ids, the operation that made it, extra facts."""
+
+    id: str
+    array: np.ndarray
+    parents: tuple[str, ...] = ()
+    op: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels."""
+        return int(self.array.shape[1]), int(self.array.shape[0])
+
+
+class ImageStore:
+    """Append-only image store for one episode. Ids are ``img_<n>`` in insertion order.
+
+    Arrays are uint8, H×W (gray) or H×W×3 (RGB) or H×W×4 (RGBA); they are copied on ``add`` and
+    frozen (``writeable=False``) so neither the agent's tools nor the caller can alter an original.
+    """
+
+    def __init__(self) -> None:
+        self._records: list[ImageRecord] = []
+
+    def add(
+        self,
+        image: np.ndarray | Image.Image,
+        *,
+        parents: Iterable[str] = (),
+        op: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> str:
+        """Store a copy of ``image`` and return its new id. ``parents`` must be ids already stored."""
+        if isinstance(image, Image.Image) and image.mode not in ("L", "RGB", "RGBA"):
+            image = image.convert("RGB")
+        array = np.array(image)
+        if array.dtype != np.uint8:
+            raise ValueError(f"ImageStore.add: expected a uint8 image, got dtype {array.dtype}")
+        if not (array.ndim == 2 or (array.ndim == 3 and array.shape[2] in (1, 3, 4))):
+            raise ValueError(f"ImageStore.add: expected shape H×W, H×W×1, H×W×3 or H×W×4, got {array.shape}")
+        if array.ndim == 3 and array.shape[2] == 1:
+            array = array[:, :, 0]
+        if array.shape[0] == 0 or array.shape[1] == 0:
+            raise ValueError(f"ImageStore.add: empty image of shape {array.shape}")
+        parent_ids = tuple(parents)
+        for parent in parent_ids:
+            self._index(parent)  # raises with a clear message for unknown parents
+        array = np.ascontiguousarray(array)
+        array.flags.writeable = False
+        image_id = f"img_{len(self._records)}"
+        self._records.append(ImageRecord(image_id, array, parent_ids, op, dict(meta or {})))
+        return image_id
+
+    def get(self, image_id: str) -> np.ndarray:
+        """The read-only pixels of ``image_id``."""
+        return self._records[self._index(image_id)].array
+
+    def record(self, image_id: str) -> ImageRecord:
+        """The full record (pixels, parents, op, meta) of ``image_id``."""
+        return self._records[self._index(image_id)]
+
+    def rgb(self, image_id: str) -> np.ndarray:
+        """``image_id`` as H×W×3 RGB (gray and RGBA converted)."""
+        return to_rgb(self.get(image_id))
+
+    def parents(self, image_id: str) -> tuple[str, ...]:
+        return self.record(image_id).parents
+
+    def lineage(self, image_id: str) -> list[str]:
+        """All ancestors of ``image_id`` and itself, oldest first (each id once)."""
+        seen: set[str] = set()
+        order: list[str] = []
+
+        def visit(node: str) -> None:
+            if node in seen:
+                return
+            seen.add(node)
+            for parent in self.record(node).parents:
+                visit(parent)
+            order.append(node)
+
+        visit(image_id)
+        return order
+
+    def roots(self, image_id: str) -> list[str]:
+        """The original images (no parents) that ``image_id`` derives from."""
+        return [i for i in self.lineage(image_id) if not self.record(i).parents]
+
+    def ids(self) -> list[str]:
+        return [r.id for r in self._records]
+
+    def ids_since(self, count: int) -> list[str]:
+        """Ids added after the store held ``count`` images (what is new this step)."""
+        return [r.id for r in self._records[count:]]
+
+    def latest(self) -> str | None:
+        return self._records[-1].id if self._records else None
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, image_id: object) -> bool:
+        if not isinstance(image_id, str):
+            return False
+        match = _ID_PATTERN.match(image_id)
+        return bool(match) and int(match.group(1)) < len(self._records)
+
+    def clear(self) -> None:
+        """Forget every image (a new episode starts)."""
+        self._records.clear()
+
+    def export_png(self, image_id: str, path: str | Path) -> Path:
+        """Write ``image_id`` to ``path`` as PNG and return the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(self.get(image_id)).save(path, format="PNG")
+        return path
+
+    def export_all(self, folder: str | Path) -> list[Path]:
+        """Write every image as ``<folder>/<id>.png``."""
+        return [self.export_png(i, Path(folder) / f"{i}.png") for i in self.ids()]
+
+    def _index(self, image_id: str) -> int:
+        match = _ID_PATTERN.match(image_id) if isinstance(image_id, str) else None
+        if not match:
+            raise ImageNotFound(f"invalid image id {image_id!r}: ids look like 'img_0', 'img_1', …")
+        index = int(match.group(1))
+        if index >= len(self._records):
+            known = f"img_0 … img_{len(self._records) - 1}" if self._records else "none yet"
+            raise ImageNotFound(f"unknown image id {image_id!r}: this episode holds {known}")
+        return index

@@ -1,0 +1,132 @@
+"""Observation and action spaces shared by every mmenvs environment.
+
+``UnicodeText`` is a text space that accepts any Unicode string up to a length bound: agents emit
+JSON, code and non-Latin text, which ``gymnasium.spaces.Text``'s default alphanumeric charset rejects.
+``image_space`` and ``letterbox`` give the fixed-size ``uint8`` image every observation carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+from gymnasium import spaces
+
+# Characters sample() draws from: printable ASCII plus a few scripts and symbols, so samples exercise
+# JSON punctuation, whitespace and non-Latin text the way agent output does.
+_SAMPLE_ALPHABET = (
+    "".join(chr(c) for c in range(32, 127))
+    + "\n\t"
+    + "éüßçñ"  # Latin-1 letters
+    + "дижсте"  # Cyrillic
+    + "日本語中文"  # CJK
+    + "مرحبا"  # Arabic
+    + "→✓€…"  # symbols
+)
+
+
+class UnicodeText(spaces.Space[str]):
+    """A space of Unicode strings with ``min_length <= len(s) <= max_length``.
+
+    Unlike ``gymnasium.spaces.Text`` it places no restriction on the characters: any ``str`` of a
+    permitted length is a member. ``sample()`` draws from a mixed alphabet (ASCII, accented, Cyrillic,
+    CJK, Arabic, symbols) using the space's own seeded generator.
+    """
+
+    def __init__(self, max_length: int = 65_536, *, min_length: int = 0, seed: int | np.random.Generator | None = None):
+        if not (0 <= min_length <= max_length):
+            raise ValueError(f"UnicodeText: need 0 <= min_length <= max_length, got {min_length}, {max_length}")
+        self.min_length = int(min_length)
+        self.max_length = int(max_length)
+        super().__init__(dtype=str, seed=seed)
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        upper = min(self.max_length, 64)  # samples stay short; the bound is what matters
+        length = int(self.np_random.integers(self.min_length, max(self.min_length, upper) + 1))
+        picks = self.np_random.integers(0, len(_SAMPLE_ALPHABET), size=length)
+        return "".join(_SAMPLE_ALPHABET[i] for i in picks)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"UnicodeText({self.min_length}, {self.max_length})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, UnicodeText) and (other.min_length, other.max_length) == (self.min_length, self.max_length)
+
+    def to_jsonable(self, sample_n: Sequence[str]) -> list[str]:
+        return list(sample_n)
+
+    def from_jsonable(self, sample_n: Sequence[str]) -> list[str]:
+        return list(sample_n)
+
+
+def clip_text(text: str, max_length: int, marker: str = "\n…[truncated {n} characters]") -> str:
+    """Return ``text`` cut to at most ``max_length`` characters, ending with a marker saying how much was cut."""
+    if len(text) <= max_length:
+        return text
+    # The marker's length with the largest possible count bounds its real length.
+    keep = max(0, max_length - len(marker.format(n=len(text))))
+    return (text[:keep] + marker.format(n=len(text) - keep))[:max_length]
+
+
+def image_space(obs_size: tuple[int, int]) -> spaces.Box:
+    """The ``(H, W, 3)`` uint8 Box for an ``obs_size=(height, width)`` observation image."""
+    height, width = _check_size(obs_size)
+    return spaces.Box(low=0, high=255, shape=(height, width, 3), dtype=np.uint8)
+
+
+def to_rgb(image: np.ndarray) -> np.ndarray:
+    """View any uint8 image (H×W gray, H×W×1, H×W×3 RGB, H×W×4 RGBA) as H×W×3 RGB uint8."""
+    image = np.asarray(image)
+    if image.dtype != np.uint8:
+        image = np.clip(image, 0, 255).astype(np.uint8)
+    if image.ndim == 2:
+        return np.repeat(image[:, :, None], 3, axis=2)
+    if image.ndim == 3 and image.shape[2] == 1:
+        return np.repeat(image, 3, axis=2)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    raise ValueError(f"to_rgb: expected an H×W, H×W×1, H×W×3 or H×W×4 image, got shape {image.shape}")
+
+
+def letterbox(image: np.ndarray | None, obs_size: tuple[int, int], fill: int = 0) -> np.ndarray:
+    """Fit ``image`` into ``obs_size=(height, width)`` keeping its aspect ratio, padding with ``fill``.
+
+    Never stretches: the scale is the same on both axes and the image is centred. ``None`` gives a
+    blank frame (an episode with no image yet).
+    """
+    height, width = _check_size(obs_size)
+    canvas = np.full((height, width, 3), fill, dtype=np.uint8)
+    if image is None:
+        return canvas
+    rgb = to_rgb(image)
+    src_h, src_w = rgb.shape[:2]
+    if src_h == 0 or src_w == 0:
+        return canvas
+    scale = min(height / src_h, width / src_w)
+    new_h, new_w = max(1, round(src_h * scale)), max(1, round(src_w * scale))
+    if (new_h, new_w) != (src_h, src_w):
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        rgb = cv2.resize(rgb, (new_w, new_h), interpolation=interpolation)
+    top, left = (height - new_h) // 2, (width - new_w) // 2
+    canvas[top : top + new_h, left : left + new_w] = rgb
+    return canvas
+
+
+def _check_size(obs_size: Sequence[int]) -> tuple[int, int]:
+    try:
+        height, width = (int(v) for v in obs_size)
+    except (TypeError, ValueError):
+        raise ValueError(f"obs_size must be (height, width), got {obs_size!r}") from None
+    if height < 1 or width < 1:
+        raise ValueError(f"obs_size must be positive (height, width), got {obs_size!r}")
+    return height, width
