@@ -161,6 +161,30 @@ class MMEnv(gym.Env[dict, str]):
     def shutdown(self) -> None:
         """Release processes and files (called once by ``close``)."""
 
+    def suite_breakdown(self) -> dict[str, dict[str, int]]:
+        """Task counts of the suite by every field of ``task_metadata()`` (``mmenvs list --details``).
+
+        The default loads each task in turn; benchmarks with large suites may override it."""
+        counts: dict[str, dict[str, int]] = {}
+        current = self.task
+        try:
+            for task_id in self.task_ids():
+                self.task = self.load_task(task_id)
+                for key, value in self.task_metadata().items():
+                    for item in value if isinstance(value, (list, tuple)) else [value]:
+                        table = counts.setdefault(key, {})
+                        table[str(item)] = table.get(str(item), 0) + 1
+        finally:
+            self.task = current
+        return counts
+
+    @classmethod
+    def summarize_episodes(cls, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """Benchmark-specific aggregates over episode records (``mmenvs eval`` merges them into
+        summary.json). Return ``{"tables": {title: {row: {column: number}}}}`` for tables to print;
+        each record holds ``task_meta`` and the final step's ``final_info``."""
+        return {}
+
     # ------------------------------------------------------------------ the contract
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)

@@ -1,0 +1,217 @@
+"""``mmenvs bench``: latency, throughput and memory of every env, plus each benchmark's own workloads.
+
+Two kinds of rows go into one table:
+
+* **env rows**, measured the same way for every registered id: reset latency (a different task each
+  time), step latency while the oracle (or, without one, the random agent) plays, steps/s on one core,
+  and the peak resident memory of the process that ran them;
+* **workload rows** from every ``mmenvs/<package>/bench.py`` that defines ``workloads() -> list[dict]``
+  (sandbox start-up, per-tool costs against bare OpenCV, scenario generation, …). A row is a dict with
+  ``name``, ``median_ms``, ``p95_ms`` and optionally ``per_s``, ``peak_rss_mb``, ``target_ms``, ``peer``,
+  ``ratio`` (ours / peer) and ``note``.
+
+Each env and each workload module runs in its own subprocess, so peak memory is per env and one
+benchmark's caches do not flatter another's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib
+import json
+import os
+import platform
+import pkgutil
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+COLUMNS = ("name", "median_ms", "p95_ms", "per_s", "peak_rss_mb", "target_ms", "peer", "ratio", "note")
+
+
+def measure(fn: Callable[[], Any], repeat: int = 30, warmup: int = 2) -> list[float]:
+    """Wall-clock milliseconds of ``repeat`` calls of ``fn`` after ``warmup`` unmeasured calls."""
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000.0)
+    return samples
+
+
+def timing_row(name: str, samples_ms: Sequence[float], **extra: Any) -> dict[str, Any]:
+    """A result row from millisecond samples: median and 95th percentile, plus any extra columns."""
+    data = np.asarray(samples_ms, dtype=float)
+    return {"name": name, "median_ms": float(np.median(data)), "p95_ms": float(np.percentile(data, 95)), **extra}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process and its waited-for children, in MB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + children) / 1024.0  # ru_maxrss is in KiB on Linux
+
+
+def bench_env(env_id: str, resets: int = 20, steps: int = 200) -> list[dict[str, Any]]:
+    """Reset and step latency, steps/s and peak memory of one env id (run in a fresh process)."""
+    import gymnasium as gym
+
+    import mmenvs  # noqa: F401
+    from mmenvs.baselines import OracleAgent, RandomAgent
+
+    env = gym.make(env_id)
+    base = env.unwrapped
+    try:
+        agent: Any = OracleAgent()
+        agent.bind(base)
+        obs, info = env.reset(seed=0)
+        try:
+            agent.act(obs, info)
+        except NotImplementedError:
+            agent = RandomAgent()
+            agent.bind(base)
+        seeds = iter(range(1, 10**6))
+        reset_ms = measure(lambda: env.reset(seed=next(seeds)), repeat=resets, warmup=1)
+        step_ms: list[float] = []
+        obs, info = env.reset(seed=12345)
+        agent.reset(info)
+        while len(step_ms) < steps:
+            action = agent.act(obs, info)
+            start = time.perf_counter()
+            obs, _, terminated, truncated, info = env.step(action)
+            step_ms.append((time.perf_counter() - start) * 1000.0)
+            if terminated or truncated:
+                obs, info = env.reset(seed=next(seeds))
+                agent.reset(info)
+        rss = peak_rss_mb()
+        policy = type(agent).__name__.replace("Agent", "").lower()
+        return [
+            timing_row(f"{env_id}: reset", reset_ms, peak_rss_mb=rss),
+            timing_row(f"{env_id}: step ({policy} actions)", step_ms, per_s=1000.0 / float(np.mean(step_ms)), peak_rss_mb=rss),
+        ]
+    finally:
+        env.close()
+
+
+def workload_modules() -> list[str]:
+    """Every ``mmenvs.<package>.bench`` module (and nested ``bench`` modules) that defines ``workloads()``."""
+    import mmenvs
+
+    found = []
+    for info in pkgutil.walk_packages(mmenvs.__path__, "mmenvs."):
+        if info.name.rsplit(".", 1)[-1] == "bench":
+            found.append(info.name)
+    return sorted(found)
+
+
+def bench_workloads(module_name: str) -> list[dict[str, Any]]:
+    """The rows of one workload module (run in a fresh process)."""
+    module = importlib.import_module(module_name)
+    rows = [dict(r) for r in module.workloads()]
+    rss = peak_rss_mb()
+    for row in rows:
+        row.setdefault("peak_rss_mb", rss)
+    return rows
+
+
+def _in_subprocess(kind: str, target: str, timeout: float) -> list[dict[str, Any]]:
+    command = [sys.executable, "-m", "mmenvs.benchmarks.harness", f"--{kind}", target]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return [{"name": f"{target}", "note": f"timed out after {timeout:.0f} s"}]
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return [{"name": f"{target}", "note": f"failed: {tail[:160]}"}]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run(env_ids: Sequence[str] | None = None, *, workloads: bool = True, timeout: float = 600.0) -> list[dict[str, Any]]:
+    """All rows: every env in ``env_ids`` (all registered ids if None) and, optionally, every workload module."""
+    import mmenvs
+
+    ids = list(env_ids) if env_ids else list(mmenvs.ENV_IDS)
+    rows: list[dict[str, Any]] = []
+    for env_id in ids:
+        rows += _in_subprocess("env", env_id, timeout)
+    if workloads:
+        wanted = {i.split("-")[0].lower() for i in ids}
+        for module in workload_modules():
+            # With explicit ids, keep only the workloads of those benchmarks (plus the shared sandbox).
+            package = module.split(".")[1]
+            if env_ids and not (package == "sandbox" or any(_package_matches(package, w) for w in wanted)):
+                continue
+            rows += _in_subprocess("workloads", module, timeout)
+    return rows
+
+
+def _package_matches(package: str, env_stem: str) -> bool:
+    aliases = {"vtc": "vtcbench", "toolsandbox": "mmtoolsandbox", "macagent": "macagent", "debug": "debugecho"}
+    return aliases.get(package, package) == env_stem
+
+
+def format_rows(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as a Markdown table."""
+    header = "| " + " | ".join(COLUMNS) + " |"
+    lines = [header, "|" + "---|" * len(COLUMNS)]
+    for row in rows:
+        cells = []
+        for column in COLUMNS:
+            value = row.get(column)
+            if isinstance(value, float):
+                cells.append(f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}")
+            else:
+                cells.append("" if value is None else str(value))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def machine_description() -> str:
+    """CPU model, core count, memory and Python version of this machine."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+    except (ValueError, OSError):
+        memory_gb = float("nan")
+    return f"{model}, {os.cpu_count()} cores, {memory_gb:.0f} GB, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def record(rows: Sequence[dict[str, Any]], path: str | Path) -> None:
+    """Append the table to ``path`` (Markdown) under a heading with the date and the machine."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    block = f"\n## {stamp}\n\nMachine: {machine_description()}\n\n{format_rows(rows)}\n"
+    path = Path(path)
+    if not path.exists():
+        path.write_text("# mmenvs benchmark results\n\nAppended by `mmenvs bench --record`.\n", encoding="utf-8")
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(block)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Subprocess entry: ``--env ID`` or ``--workloads MODULE``; prints the rows as one JSON line."""
+    parser = argparse.ArgumentParser(prog="python -m mmenvs.benchmarks.harness")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--env")
+    group.add_argument("--workloads")
+    args = parser.parse_args(argv)
+    rows = bench_env(args.env) if args.env else bench_workloads(args.workloads)
+    print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()
