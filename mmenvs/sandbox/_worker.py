@@ -1,0 +1,427 @@
+"""The sandbox worker and the wire format it shares with the parent.
+
+This file has two roles:
+
+* The parent imports it as ``mmenvs.sandbox._worker`` for :func:`encode_frame` /
+  :func:`FrameReader` (the wire format).
+* The parent starts a worker as ``python -S -c <this file's source> RFD WFD``; then the
+  ``__main__`` block runs :func:`main`.  Inside the OS sandbox the repository is not visible, so
+  this file must stay self-contained: only the standard library at module level, numpy lazily.
+
+Wire format (both directions): one frame = 12-byte header ``!IQ`` (JSON length, blob length),
+the UTF-8 JSON document, then the raw bytes of every blob.  Numpy arrays and bytes inside a
+value are replaced by ``{"\\u0000nd": i}`` / ``{"\\u0000by": i}`` and their bytes travel as blob i,
+described in the document's ``"blobs"`` list as ``[dtype.str, shape]``.  Nothing is ever pickled:
+the parent only parses JSON and builds arrays of plain numeric dtypes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import sys
+
+HEADER = struct.Struct("!IQ")
+ND_KEY = "\x00nd"  # marker keys start with NUL so no ordinary dict collides with them
+BYTES_KEY = "\x00by"
+# Only plain numeric arrays cross the wire: bool, signed/unsigned int, float, complex.
+ALLOWED_DTYPE_KINDS = frozenset("biufc")
+
+
+class WireError(ValueError):
+    """A value that cannot cross the sandbox boundary, or a malformed frame."""
+
+
+def _is_ndarray(obj: object) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(obj, np.ndarray)
+
+
+def _is_np_scalar(obj: object) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(obj, np.generic)
+
+
+def _encode_value(obj, blobs: list, path: str):
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [_encode_value(v, blobs, f"{path}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if isinstance(k, bool) or not isinstance(k, (str, int, float)) and k is not None:
+                raise WireError(f"{path}: dict key {k!r} is a {type(k).__name__}; keys must be str, int or float")
+            key = k if isinstance(k, str) else json.dumps(k)
+            if key in (ND_KEY, BYTES_KEY):
+                raise WireError(f"{path}: dict key {key!r} is reserved by the sandbox wire format")
+            out[key] = _encode_value(v, blobs, f"{path}[{key!r}]")
+        return out
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        data = bytes(obj)
+        blobs.append(("|u1", [len(data)], data))
+        return {BYTES_KEY: len(blobs) - 1}
+    if _is_ndarray(obj):
+        np = sys.modules["numpy"]
+        if obj.dtype.kind not in ALLOWED_DTYPE_KINDS:
+            raise WireError(
+                f"{path}: numpy array of dtype {obj.dtype} cannot cross the sandbox; "
+                "use a numeric dtype (bool, int, uint, float, complex)"
+            )
+        arr = np.ascontiguousarray(obj)
+        blobs.append((arr.dtype.str, list(arr.shape), arr.data.cast("B") if arr.size else b""))
+        return {ND_KEY: len(blobs) - 1}
+    if _is_np_scalar(obj):
+        return _encode_value(obj.item(), blobs, path)
+    raise WireError(
+        f"{path}: a {type(obj).__name__} cannot cross the sandbox; "
+        "use JSON values (None, bool, int, float, str, list, dict), bytes or numpy arrays"
+    )
+
+
+def encode_frame(msg: dict) -> list:
+    """Encode a message dict as a list of buffers (header, JSON, blobs) ready for ``os.writev``."""
+    blobs: list = []
+    doc = {}
+    for k, v in msg.items():
+        doc[k] = _encode_value(v, blobs, k)
+    if blobs:
+        doc["blobs"] = [[dt, shape] for dt, shape, _ in blobs]
+    body = json.dumps(doc, ensure_ascii=False, allow_nan=True).encode("utf-8")
+    datas = [data for _, _, data in blobs]
+    blob_len = sum(len(memoryview(d).cast("B")) if not isinstance(d, bytes) else len(d) for d in datas)
+    return [HEADER.pack(len(body), blob_len), body, *datas]
+
+
+def _nbytes(dtype_str: str, shape: list, max_bytes: int) -> int:
+    import numpy as np  # only reached when an array actually crosses
+
+    try:
+        dt = np.dtype(dtype_str)
+    except TypeError as exc:
+        raise WireError(f"bad dtype {dtype_str!r} in frame") from exc
+    if dt.kind not in ALLOWED_DTYPE_KINDS or dt.hasobject or dt.names is not None or dt.subdtype is not None:
+        raise WireError(f"dtype {dtype_str!r} is not a plain numeric dtype")
+    if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s for s in shape):
+        raise WireError(f"bad array shape {shape!r} in frame")
+    n = dt.itemsize
+    for s in shape:
+        n *= s
+        if n > max_bytes:
+            raise WireError(f"array of shape {shape} exceeds the {max_bytes}-byte message limit")
+    return n
+
+
+def decode_frame(body: bytes, blob: bytearray | bytes, max_bytes: int) -> dict:
+    """Decode one frame's JSON document and blob bytes back into a message dict."""
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"malformed JSON in frame: {exc}") from None
+    if not isinstance(doc, dict):
+        raise WireError("frame document is not a JSON object")
+    specs = doc.pop("blobs", [])
+    if not isinstance(specs, list):
+        raise WireError("frame 'blobs' is not a list")
+    arrays: list = []
+    offset = 0
+    for spec in specs:
+        if not (isinstance(spec, list) and len(spec) == 2 and isinstance(spec[0], str)):
+            raise WireError(f"bad blob spec {spec!r}")
+        n = _nbytes(spec[0], spec[1], max_bytes)
+        if offset + n > len(blob):
+            raise WireError("frame blob section is shorter than its specs say")
+        arrays.append((spec[0], spec[1], offset, n))
+        offset += n
+    if offset != len(blob):
+        raise WireError("frame blob section is longer than its specs say")
+
+    def build(i):
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(arrays):
+            raise WireError(f"frame refers to missing blob {i!r}")
+        import numpy as np
+
+        dt, shape, off, n = arrays[i]
+        # frombuffer over a bytearray gives a writable array without another copy.
+        return np.frombuffer(blob, dtype=np.dtype(dt), count=n // np.dtype(dt).itemsize if n else 0,
+                             offset=off).reshape(shape)
+
+    def walk(v):
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            if len(v) == 1 and ND_KEY in v:
+                return build(v[ND_KEY])
+            if len(v) == 1 and BYTES_KEY in v:
+                i = v[BYTES_KEY]
+                if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(arrays):
+                    raise WireError(f"frame refers to missing blob {i!r}")
+                _, _, off, n = arrays[i]
+                return bytes(blob[off:off + n])
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    try:
+        return {k: walk(v) for k, v in doc.items()}
+    except RecursionError:
+        raise WireError("frame nests too deeply") from None
+
+
+def write_frame(fd: int, msg: dict) -> None:
+    """Encode ``msg`` and write it fully to ``fd``."""
+    bufs = [memoryview(b).cast("B") for b in encode_frame(msg)]
+    total = sum(len(b) for b in bufs)
+    written = os.writev(fd, bufs)
+    if written == total:
+        return
+    data = memoryview(b"".join(bytes(b) for b in bufs))[written:]
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _read_exact(fd: int, n: int) -> bytearray:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = os.readv(fd, [view[got:]])
+        if k == 0:
+            raise EOFError("sandbox channel closed")
+        got += k
+    return buf
+
+
+def read_frame_blocking(fd: int, max_bytes: int) -> dict:
+    """Read one frame from ``fd`` (blocking).  Used by the worker side."""
+    body_len, blob_len = HEADER.unpack(bytes(_read_exact(fd, HEADER.size)))
+    if body_len + blob_len > max_bytes:
+        raise WireError(f"frame of {body_len + blob_len} bytes exceeds the limit of {max_bytes}")
+    body = _read_exact(fd, body_len)
+    blob = _read_exact(fd, blob_len) if blob_len else bytearray()
+    return decode_frame(bytes(body), blob, max_bytes)
+
+
+# --------------------------------------------------------------------------------------------
+# Worker side
+# --------------------------------------------------------------------------------------------
+
+class _CappedWriter:
+    """A text stream that keeps the first ``cap`` characters and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list = []
+        self.kept = 0
+        self.total = 0
+
+    def write(self, s) -> int:
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        n = len(s)
+        self.total += n
+        room = self.cap - self.kept
+        if room > 0:
+            piece = s if n <= room else s[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return n
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _classify(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, RecursionError):
+        return "recursion"
+    return "exception"
+
+
+def _short_traceback(exc: BaseException, max_frames: int = 6) -> str:
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<cell")]
+    dropped = 0
+    if len(frames) > max_frames:
+        dropped = len(frames) - max_frames
+        frames = frames[-max_frames:]
+    lines = []
+    if frames:
+        lines.append("Traceback (most recent call last):\n")
+        if dropped:
+            lines.append(f"  ... {dropped} earlier frames hidden ...\n")
+        lines.extend(traceback.StackSummary.from_list(frames).format())
+    lines.extend(traceback.format_exception_only(type(exc), exc))
+    text = "".join(lines)
+    return text if len(text) <= 4000 else text[:2000] + "\n  ...\n" + text[-1900:]
+
+
+class _Worker:
+    def __init__(self, rfd: int, wfd: int) -> None:
+        self.rfd, self.wfd = rfd, wfd
+        self.pid = os.getpid()
+        self.max_bytes = 1 << 30
+        self.max_output = 10_000
+        self.max_value = 10_000
+        self.cell = 0
+        self.namespace: dict = {"__name__": "__main__"}
+        self.stdout = _CappedWriter(self.max_output)
+
+    # -- tool proxies -------------------------------------------------------------------
+    def call_tool(self, name: str, args: tuple, kwargs: dict):
+        write_frame(self.wfd, {"op": "call", "tool": name, "args": list(args), "kwargs": kwargs})
+        reply = read_frame_blocking(self.rfd, self.max_bytes)
+        if reply.get("ok"):
+            return reply.get("value")
+        import builtins
+
+        etype = reply.get("etype") or "ToolError"
+        cls = getattr(builtins, etype, None)
+        message = str(reply.get("error", "tool failed"))
+        if isinstance(cls, type) and issubclass(cls, Exception) and cls not in (SystemExit,):
+            try:
+                raise cls(message)
+            except TypeError:
+                pass
+        raise self.ToolError(f"{etype}: {message}")
+
+    def make_proxy(self, name: str):
+        call = self.call_tool
+        short = name.rsplit(".", 1)[-1]
+
+        def proxy(*args, **kwargs):
+            return call(name, args, kwargs)
+
+        proxy.__name__ = proxy.__qualname__ = short
+        proxy.__doc__ = f"Sandbox proxy for the host tool {name!r}."
+        return proxy
+
+    def install_tools(self, names: list) -> None:
+        import types
+
+        self.ToolError = type("ToolError", (Exception,), {"__module__": "sandbox"})
+        self.namespace["ToolError"] = self.ToolError
+        modules: dict = {}
+        for name in names:
+            proxy = self.make_proxy(name)
+            parts = name.split(".")
+            if len(parts) == 1:
+                self.namespace[name] = proxy
+                continue
+            # Dotted names become importable virtual modules: "a.b.f" -> module a, module a.b.
+            for i in range(1, len(parts)):
+                mod_name = ".".join(parts[:i])
+                if mod_name not in modules:
+                    mod = types.ModuleType(mod_name, f"Sandbox tool namespace {mod_name!r}.")
+                    modules[mod_name] = mod
+                    sys.modules[mod_name] = mod
+                    if i > 1:
+                        setattr(modules[".".join(parts[:i - 1])], parts[i - 1], mod)
+            setattr(modules[".".join(parts[:-1])], parts[-1], proxy)
+            self.namespace.setdefault(parts[0], modules[parts[0]])
+
+    # -- running code -------------------------------------------------------------------
+    def execute(self, code: str, trusted: bool = False) -> dict:
+        import ast
+        import linecache
+
+        self.cell += 1
+        filename = f"<cell {self.cell}>" if not trusted else "<preload>"
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        self.stdout = out = _CappedWriter(self.max_output)
+        old_out, old_err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = out
+        value = None
+        error = None
+        kind = None
+        try:
+            tree = ast.parse(code, filename, "exec")
+            last = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr):
+                last = ast.Expression(tree.body.pop().value)
+            exec(compile(tree, filename, "exec"), self.namespace)
+            if last is not None:
+                result = eval(compile(last, filename, "eval"), self.namespace)
+                if result is not None:
+                    value = repr(result)
+        except BaseException as exc:  # agent faults of every kind are reported, never fatal
+            kind = "syntax" if isinstance(exc, SyntaxError) else _classify(exc)
+            try:
+                error = _short_traceback(exc)
+            except BaseException as inner:  # a hostile __str__ must not kill the worker
+                error = f"{type(exc).__name__} (its message could not be shown: {type(inner).__name__})"
+        finally:
+            sys.stdout, sys.stderr = old_out, old_err
+            if os.getpid() != self.pid:
+                os._exit(0)  # a process forked by the agent's code must never speak on the channel
+        value_truncated = False
+        if value is not None and len(value) > self.max_value:
+            value = value[: self.max_value] + f"... [value truncated: {len(value) - self.max_value} more characters]"
+            value_truncated = True
+        return {
+            "op": "done",
+            "stdout": out.text(),
+            "out_total": out.total,
+            "value": value,
+            "value_truncated": value_truncated,
+            "error": error,
+            "error_kind": kind,
+        }
+
+    def serve(self) -> None:
+        init = read_frame_blocking(self.rfd, self.max_bytes)
+        self.max_bytes = int(init.get("max_bytes", self.max_bytes))
+        self.max_output = int(init.get("max_output", self.max_output))
+        self.max_value = int(init.get("max_value", self.max_value))
+        self.install_tools(list(init.get("tools", [])))
+        for mod in init.get("prewarm", []):
+            __import__(mod)
+        ready = {"op": "ready", "preload_error": None}
+        if init.get("preload"):
+            res = self.execute(init["preload"], trusted=True)
+            ready["preload_error"] = res["error"]
+        self.cell = 0
+        # From here on C-level writes to fds 1/2 go nowhere; the parent stopped reading stderr.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        write_frame(self.wfd, ready)
+        while True:
+            try:
+                msg = read_frame_blocking(self.rfd, self.max_bytes)
+            except EOFError:
+                return
+            op = msg.get("op")
+            if op == "run":
+                write_frame(self.wfd, self.execute(str(msg.get("code", ""))))
+            elif op == "ping":
+                write_frame(self.wfd, {"op": "pong"})
+            else:
+                write_frame(self.wfd, {"op": "done", "stdout": "", "out_total": 0, "value": None,
+                                       "value_truncated": False, "error": f"unknown op {op!r}",
+                                       "error_kind": "crash"})
+
+
+def main(argv: list) -> None:
+    rfd, wfd = int(argv[1]), int(argv[2])
+    extra_paths = [p for p in argv[3:] if p]
+    sys.path[:0] = [p for p in extra_paths if p not in sys.path]
+    sys.argv = ["sandbox"]
+    _Worker(rfd, wfd).serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

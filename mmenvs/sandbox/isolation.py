@@ -1,0 +1,359 @@
+"""Layers 2 and 3 of the sandbox: OS isolation with bubblewrap, rlimits and a pids cgroup.
+
+The parent builds one ``bwrap`` command line per worker: every namespace unshared (user, pid,
+net, ipc, uts, cgroup), all capabilities dropped, an empty environment plus a few fixed
+variables, read-only binds of only what the program needs, a private size-capped tmpfs on
+``/tmp`` and ``--die-with-parent``.  Inside, the process runs as uid/gid 1000.
+
+Process-count limits: ``RLIMIT_NPROC`` does not bind for root (and a user namespace created by
+root maps its users back to root), so the worker is placed in its own cgroup with ``pids.max``
+when a pids cgroup hierarchy is writable (cgroup v1 ``/sys/fs/cgroup/pids`` or a cgroup v2
+mount with the pids controller); otherwise, for a non-root user, ``RLIMIT_NPROC`` is used.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+ISOLATION_MODES = ("auto", "strict", "bwrap", "rlimit-only")
+BWRAP_ENV_VAR = "MMENVS_BWRAP"  # a path to use instead of `bwrap` on PATH; empty or missing path = unavailable
+SANDBOX_UID = 1000
+CGROUP_V1_PIDS = Path("/sys/fs/cgroup/pids")
+
+
+class SandboxUnavailable(RuntimeError):
+    """Raised when ``isolation="strict"`` is asked for but bubblewrap cannot run here."""
+
+
+class SandboxWarning(RuntimeWarning):
+    """Warned once per process when the sandbox falls back to rlimit-only isolation."""
+
+
+_warned_fallback = False
+_probe_lock = threading.Lock()
+
+
+def find_bwrap(path: str | os.PathLike[str] | None = None) -> str | None:
+    """Locate the bwrap binary: the ``path`` argument, else ``$MMENVS_BWRAP``, else ``bwrap`` on PATH."""
+    if path is None:
+        path = os.environ.get(BWRAP_ENV_VAR)
+    if path is None:
+        return shutil.which("bwrap")
+    path = str(path)
+    if not path:
+        return None
+    if os.sep not in path:
+        return shutil.which(path)
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# What a Python worker / a shell needs to see, read-only
+# ---------------------------------------------------------------------------------------------
+
+def _dedupe(paths: Iterable[str]) -> list[str]:
+    """Existing real paths, without ones already covered by a bound parent directory."""
+    real = sorted({os.path.realpath(p) for p in paths if p and os.path.exists(p)})
+    out: list[str] = []
+    for p in real:
+        if not any(p == q or p.startswith(q.rstrip("/") + "/") for q in out):
+            out.append(p)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def python_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(paths to bind read-only for the Python runtime, site directories to put on sys.path)."""
+    import site
+    import sysconfig
+
+    site_dirs = [*site.getsitepackages()]
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user_site and os.path.isdir(user_site):
+        site_dirs.append(user_site)
+    for key in ("purelib", "platlib"):
+        site_dirs.append(sysconfig.get_paths()[key])
+    # Libraries the benchmarks use may live outside the interpreter prefix (e.g. a venv).
+    for mod in ("numpy", "cv2", "PIL", "matplotlib", "scipy"):
+        spec = importlib.util.find_spec(mod)
+        if spec is not None and spec.submodule_search_locations:
+            site_dirs.append(str(Path(list(spec.submodule_search_locations)[0]).parent))
+    site_dirs = [d for d in dict.fromkeys(os.path.realpath(d) for d in site_dirs) if os.path.isdir(d)]
+    stdlib = [sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]]
+    exe_dir = os.path.dirname(os.path.realpath(sys.executable))
+    binds = [*stdlib, *site_dirs, exe_dir,
+             os.path.join(sys.base_prefix, "lib"), os.path.join(sys.exec_prefix, "lib")]
+    if sys.prefix != sys.base_prefix:
+        binds.append(sys.prefix)
+    return tuple(_dedupe(binds)), tuple(site_dirs)
+
+
+def _system_binds(full_usr: bool) -> list[str]:
+    args: list[str] = []
+    usr = ["/usr"] if full_usr else ["/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32",
+                                       "/usr/local/lib", "/usr/share/zoneinfo"]
+    for p in usr:
+        if os.path.isdir(p):
+            args += ["--ro-bind", p, p]
+    for p in ("/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"):
+        if not full_usr and p in ("/bin", "/sbin"):
+            continue
+        if os.path.islink(p):
+            args += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            args += ["--ro-bind", p, p]
+    etc = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"]
+    if full_usr:
+        etc += ["/etc/alternatives", "/etc/localtime", "/etc/inputrc"]
+    for p in etc:
+        if os.path.exists(p):
+            args += ["--ro-bind", p, p]
+    return args
+
+
+def bwrap_command(bwrap: str, argv: list[str], *, env: dict[str, str], ro_binds: Iterable[str] = (),
+                  rw_binds: Iterable[tuple[str, str]] = (), ro_binds_at: Iterable[tuple[str, str]] = (),
+                  data_files: Iterable[tuple[int, str]] = (), tmpfs_mb: int = 256, chdir: str = "/tmp",
+                  full_usr: bool = False, flags: frozenset[str] = frozenset()) -> list[str]:
+    """The bwrap command line that runs ``argv`` in a fresh sandbox.
+
+    ``flags`` comes from :func:`probe_bwrap` and says which optional features work here.
+    """
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+           "--clearenv", "--hostname", "sandbox"]
+    if "userns" in flags:
+        cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+        if "disable-userns" in flags:
+            cmd += ["--disable-userns"]
+    for k, v in env.items():
+        cmd += ["--setenv", k, v]
+    cmd += _system_binds(full_usr)
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    if "tmpfs-size" in flags:
+        cmd += ["--size", str(tmpfs_mb * 1024 * 1024)]
+    cmd += ["--tmpfs", "/tmp"]
+    for p in ro_binds:
+        cmd += ["--ro-bind", p, p]
+    for host, inside in ro_binds_at:
+        cmd += ["--ro-bind", host, inside]
+    for host, inside in rw_binds:
+        cmd += ["--bind", host, inside]
+    for fd, dest in data_files:
+        cmd += ["--perms", "0644", "--ro-bind-data", str(fd), dest]
+    cmd += ["--chdir", chdir, "--", *argv]
+    return cmd
+
+
+_probe_cache: dict[str, tuple[frozenset[str] | None, str]] = {}
+
+
+def probe_bwrap(bwrap: str | None) -> tuple[frozenset[str] | None, str]:
+    """Check that bwrap can start Python here; returns (feature flags or None, reason if not)."""
+    if bwrap is None:
+        return None, "bubblewrap (`bwrap`) was not found (install the Debian package `bubblewrap`)"
+    with _probe_lock:
+        if bwrap in _probe_cache:
+            return _probe_cache[bwrap]
+        ro, _ = python_paths()
+        last_err = ""
+        result: tuple[frozenset[str] | None, str] | None = None
+        for flags in (frozenset({"userns", "disable-userns", "tmpfs-size"}), frozenset({"userns", "tmpfs-size"}),
+                      frozenset({"userns"}), frozenset()):
+            cmd = bwrap_command(bwrap, [os.path.realpath(sys.executable), "-S", "-c", "pass"],
+                                env={"PATH": "/usr/bin:/bin"}, ro_binds=ro, flags=flags)
+            try:
+                proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                last_err = str(exc)
+                break
+            if proc.returncode == 0:
+                result = (flags, "")
+                break
+            last_err = proc.stderr.decode(errors="replace").strip()[-300:]
+        if result is None:
+            result = (None, f"bubblewrap at {bwrap} cannot create a sandbox here: {last_err or 'unknown error'}")
+        _probe_cache[bwrap] = result
+        return result
+
+
+def resolve_isolation(isolation: str, bwrap: str | os.PathLike[str] | None = None
+                      ) -> tuple[str, str | None, frozenset[str]]:
+    """Decide the isolation actually used: ("bwrap" | "rlimit-only", bwrap path, feature flags).
+
+    ``"auto"`` uses bwrap when it works and otherwise falls back with one loud warning per process;
+    ``"strict"`` (alias ``"bwrap"``) raises :class:`SandboxUnavailable` instead of falling back.
+    """
+    global _warned_fallback
+    if isolation not in ISOLATION_MODES:
+        raise ValueError(f"isolation={isolation!r} is not one of {ISOLATION_MODES}")
+    if isolation == "rlimit-only":
+        return "rlimit-only", None, frozenset()
+    path = find_bwrap(bwrap)
+    flags, reason = probe_bwrap(path)
+    if flags is not None:
+        return "bwrap", path, flags
+    if isolation in ("strict", "bwrap"):
+        raise SandboxUnavailable(f"isolation={isolation!r} refused: {reason}")
+    if not _warned_fallback:
+        _warned_fallback = True
+        warnings.warn(
+            f"mmenvs.sandbox: {reason}. Falling back to rlimit-only isolation: untrusted code runs as a "
+            "plain subprocess with resource limits and is NOT isolated from this machine's files or "
+            "network. Use isolation='strict' to refuse instead.", SandboxWarning, stacklevel=3)
+    return "rlimit-only", None, frozenset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Process-count limit: a pids cgroup per worker
+# ---------------------------------------------------------------------------------------------
+
+def _pids_root() -> Path | None:
+    """A writable directory of a pids cgroup hierarchy in which we may create children."""
+    base = CGROUP_V1_PIDS
+    if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
+        return base
+    return _pids_root_v2()
+
+
+def _pids_root_v2() -> Path | None:
+    root = Path("/sys/fs/cgroup")
+    try:
+        if "pids" not in (root / "cgroup.controllers").read_text().split():
+            return None
+        if "pids" not in (root / "cgroup.subtree_control").read_text().split():
+            (root / "cgroup.subtree_control").write_text("+pids")
+    except OSError:
+        return None
+    return root if os.access(root, os.W_OK) else None
+
+
+_counter = 0
+_counter_lock = threading.Lock()
+
+
+class PidsCgroup:
+    """A private pids cgroup for one sandbox process tree (created, filled, killed, removed)."""
+
+    def __init__(self, path: Path, max_pids: int) -> None:
+        self.path = path
+        path.mkdir()
+        (path / "pids.max").write_text(str(max_pids))
+        self.procs_file = str(path / "cgroup.procs")
+
+    @classmethod
+    def create(cls, max_pids: int) -> PidsCgroup | None:
+        """A new cgroup limited to ``max_pids`` tasks, or None when no pids hierarchy is writable."""
+        global _counter
+        root = _pids_root()
+        if root is None:
+            return None
+        parent = root / "mmenvs-sandbox"
+        try:
+            parent.mkdir(exist_ok=True)
+            _sweep(parent)
+            with _counter_lock:
+                _counter += 1
+                n = _counter
+            return cls(parent / f"p{os.getpid()}-{n}", max_pids)
+        except OSError:
+            return None
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(x) for x in Path(self.procs_file).read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill_all(self, timeout: float = 2.0) -> None:
+        """SIGKILL every task in the cgroup until it is empty (forks racing the kill are caught too)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
+
+    def remove(self) -> None:
+        """Kill what is left and delete the cgroup directory."""
+        self.kill_all()
+        for _ in range(200):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.005)
+
+
+def _sweep(parent: Path) -> None:
+    """Remove empty cgroups left behind by parents that died without cleaning up."""
+    for child in parent.iterdir():
+        try:
+            owner = int(child.name[1:].split("-")[0])
+        except ValueError:
+            continue
+        if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
+            try:
+                child.rmdir()
+            except OSError:
+                pass
+
+
+def make_preexec(*, memory_mb: int | None, cpu_seconds: int | None, file_mb: int | None,
+                 max_processes: int | None, cgroup: PidsCgroup | None) -> Callable[[], None]:
+    """The function run in the child between fork and exec: join the cgroup, then set rlimits.
+
+    Limits set here bind everything the child starts, bwrap included; inside bwrap all
+    capabilities are dropped so they cannot be raised again.
+    """
+    procs_file = cgroup.procs_file if cgroup is not None else None
+    use_nproc = cgroup is None and max_processes is not None and os.geteuid() != 0
+
+    def preexec() -> None:
+        if procs_file is not None:
+            fd = os.open(procs_file, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")  # "0" means the writing task itself
+            finally:
+                os.close(fd)
+        if memory_mb is not None:
+            lim = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        if cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        if file_mb is not None:
+            lim = file_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_FSIZE, (lim, lim))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if use_nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
+
+    return preexec
+
+
+def process_limit_kind(cgroup: PidsCgroup | None, max_processes: int | None) -> str:
+    """How the process-count limit is enforced: "cgroup", "rlimit" or "none"."""
+    if max_processes is None:
+        return "none"
+    if cgroup is not None:
+        return "cgroup"
+    return "rlimit" if os.geteuid() != 0 else "none"

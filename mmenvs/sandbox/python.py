@@ -1,0 +1,525 @@
+"""PythonSandbox: a persistent, isolated Python worker per episode, with tools as proxies."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import _worker as wire
+from .isolation import (
+    PidsCgroup,
+    bwrap_command,
+    make_preexec,
+    process_limit_kind,
+    python_paths,
+    resolve_isolation,
+)
+from .policy import DEFAULT_ALLOWED_IMPORTS, Policy
+
+_WORKER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
+
+
+@dataclass
+class RunResult:
+    """What one :meth:`PythonSandbox.run` produced.  ``text`` is what an agent should read."""
+
+    stdout: str = ""
+    value: str | None = None
+    error: str | None = None
+    error_kind: str | None = None  # policy|syntax|exception|memory|recursion|timeout|output|process_limit|cpu|crash
+    truncated: bool = False
+    restarted: bool = False
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    isolation: str = "bwrap"
+
+    @property
+    def ok(self) -> bool:
+        """True when the code ran to the end without an error (a truncated output is not an error)."""
+        return self.error is None or self.error_kind == "output"
+
+    @property
+    def text(self) -> str:
+        """stdout, the trailing expression's value and the error, with notices, as one string."""
+        parts = []
+        if self.stdout:
+            parts.append(self.stdout.rstrip("\n"))
+        if self.value is not None:
+            parts.append(self.value)
+        if self.error:
+            parts.append(self.error.rstrip("\n"))
+        if not parts:
+            parts.append("(no output)")
+        return "\n".join(parts)
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _ChannelBroken(Exception):
+    pass
+
+
+def _set_nonblocking(fd: int) -> None:
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+
+class _Worker:
+    """One worker process (inside bwrap or rlimit-only) and the parent's end of its channel."""
+
+    def __init__(self, sb: PythonSandbox) -> None:
+        self.sb = sb
+        self.dirty = False
+        self.ready = False
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.tmpdir: str | None = None
+        self.base_pids: set[int] = set()
+        self.cgroup = PidsCgroup.create(sb.max_processes) if sb.max_processes else None
+        p2w_r, p2w_w = os.pipe()
+        w2p_r, w2p_w = os.pipe()
+        _, site_dirs = python_paths()
+        exe = os.path.realpath(sys.executable)
+        argv = [exe, "-S", "-B", "-c", _WORKER_SOURCE, str(p2w_r), str(w2p_w), *site_dirs]
+        env = {
+            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
+            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "MPLBACKEND": "Agg",
+        }
+        if sb.isolation == "bwrap":
+            env.update(HOME="/tmp", TMPDIR="/tmp", MPLCONFIGDIR="/tmp/.matplotlib")
+            ro, _ = python_paths()
+            cmd = bwrap_command(sb._bwrap_path, argv, env=env, ro_binds=ro, tmpfs_mb=sb.tmpfs_mb,
+                                chdir="/tmp", flags=sb._bwrap_flags)
+            cwd = None
+        else:
+            # No namespaces: the best we can do is a private working directory and an empty env.
+            self.tmpdir = tempfile.mkdtemp(prefix="mmenvs-sandbox-")
+            env.update(HOME=self.tmpdir, TMPDIR=self.tmpdir, MPLCONFIGDIR=os.path.join(self.tmpdir, ".matplotlib"))
+            cmd, cwd = argv, self.tmpdir
+        preexec = make_preexec(memory_mb=sb.memory_mb, cpu_seconds=sb.cpu_seconds, file_mb=sb.tmpfs_mb,
+                               max_processes=sb.max_processes, cgroup=self.cgroup)
+        try:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                pass_fds=(p2w_r, w2p_w), preexec_fn=preexec, start_new_session=True, env=env, cwd=cwd)
+        finally:
+            os.close(p2w_r)
+            os.close(w2p_w)
+        self.wfd, self.rfd = p2w_w, w2p_r
+        _set_nonblocking(self.rfd)
+        _set_nonblocking(self.wfd)
+        init = {"op": "init", "tools": sorted(sb._tools), "preload": sb.preload, "prewarm": list(sb.prewarm),
+                "max_output": sb.max_output_chars, "max_value": sb.max_value_chars,
+                "max_bytes": sb.max_message_bytes}
+        try:
+            self.send(init, time.monotonic() + sb.start_timeout)
+        except (_Timeout, _ChannelBroken):
+            pass  # reported by wait_ready with the worker's stderr
+
+    # -- channel ------------------------------------------------------------------------
+    def send(self, msg: dict, deadline: float) -> None:
+        bufs = [memoryview(b).cast("B") for b in wire.encode_frame(msg)]
+        data = memoryview(b"".join(bufs)) if len(bufs) > 1 else bufs[0]
+        while data:
+            try:
+                n = os.write(self.wfd, data)
+                data = data[n:]
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _Timeout from None
+                select.select([], [self.wfd], [], remaining)
+            except (BrokenPipeError, OSError) as exc:
+                raise _ChannelBroken(str(exc)) from None
+
+    def _read_n(self, n: int, deadline: float) -> bytearray:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            try:
+                k = os.readv(self.rfd, [view[got:]])
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _Timeout from None
+                select.select([self.rfd], [], [], remaining)
+                continue
+            except OSError as exc:
+                raise _ChannelBroken(str(exc)) from None
+            if k == 0:
+                raise _ChannelBroken("worker closed its channel")
+            got += k
+        return buf
+
+    def recv(self, deadline: float) -> dict:
+        body_len, blob_len = wire.HEADER.unpack(bytes(self._read_n(wire.HEADER.size, deadline)))
+        if body_len + blob_len > self.sb.max_message_bytes:
+            raise _ChannelBroken(f"worker sent a {body_len + blob_len}-byte message; the limit is "
+                                 f"{self.sb.max_message_bytes}")
+        body = self._read_n(body_len, deadline)
+        blob = self._read_n(blob_len, deadline) if blob_len else bytearray()
+        try:
+            return wire.decode_frame(bytes(body), blob, self.sb.max_message_bytes)
+        except wire.WireError as exc:
+            raise _ChannelBroken(f"malformed message from worker: {exc}") from None
+
+    def converse(self, deadline: float, calls: list[dict[str, Any]] | None) -> dict:
+        """Serve tool calls until the worker sends a final message (done/ready)."""
+        while True:
+            msg = self.recv(deadline)
+            if msg.get("op") == "call":
+                reply = self.sb._call_tool(msg, calls)
+                self.send(reply, deadline)
+            else:
+                return msg
+
+    def wait_ready(self) -> None:
+        if self.ready:
+            return
+        try:
+            msg = self.converse(time.monotonic() + self.sb.start_timeout, None)
+        except (_Timeout, _ChannelBroken) as exc:
+            detail = self.stderr_text()
+            self.kill()
+            raise RuntimeError(f"the sandbox worker failed to start ({exc.__class__.__name__.strip('_')}): "
+                               f"{detail or 'no error output'}") from None
+        if msg.get("op") != "ready":
+            self.kill()
+            raise RuntimeError(f"the sandbox worker sent {msg.get('op')!r} instead of 'ready'")
+        if msg.get("preload_error"):
+            self.kill()
+            raise RuntimeError(f"the sandbox preload code failed:\n{msg['preload_error']}")
+        self.ready = True
+        if self.proc is not None and self.proc.stderr is not None:
+            self.proc.stderr.close()
+        if self.cgroup is not None:
+            self.base_pids = set(self.cgroup.pids())
+
+    def stderr_text(self) -> str:
+        if self.proc is None or self.proc.stderr is None or self.proc.stderr.closed:
+            return ""
+        try:
+            self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            _set_nonblocking(self.proc.stderr.fileno())
+            data = self.proc.stderr.read(8000) or b""
+        except (OSError, ValueError):
+            data = b""
+        return data.decode(errors="replace").strip()
+
+    def reap_strays(self) -> int:
+        """Kill processes the agent left running in the background; returns how many."""
+        if self.cgroup is None:
+            return 0
+        strays = [p for p in self.cgroup.pids() if p not in self.base_pids]
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return len(strays)
+
+    def exit_status(self) -> int | None:
+        if self.proc is None:
+            return None
+        try:
+            return self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        proc = self.proc
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        if proc is not None:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            if proc.stderr is not None and not proc.stderr.closed:
+                proc.stderr.close()
+            self.proc = None
+        for fd in (self.rfd, self.wfd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.rfd = self.wfd = -1
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+
+_SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGSEGV: "crash", signal.SIGKILL: "crash", signal.SIGABRT: "crash"}
+
+
+class PythonSandbox:
+    """A persistent Python interpreter for untrusted agent code.
+
+    Code is checked by an AST policy, then run in a worker process inside bubblewrap (or, as a
+    fallback, a plain subprocess with rlimits) under wall-clock, CPU, memory, process and output
+    limits.  Variables persist between :meth:`run` calls until :meth:`reset`.  Host functions in
+    ``tools`` are reachable from the code as proxies (dotted names become importable modules);
+    arguments and results are JSON values, bytes or numpy arrays.
+
+    ``run`` never raises for faults of the agent's code: they come back in the :class:`RunResult`.
+    """
+
+    def __init__(
+        self,
+        tools: dict[str, Callable[..., Any]] | None = None,
+        allowed_imports: Iterable[str] = DEFAULT_ALLOWED_IMPORTS,
+        isolation: str = "auto",
+        timeout: float = 10.0,
+        memory_mb: int = 1024,
+        max_output_chars: int = 10_000,
+        max_value_chars: int = 10_000,
+        max_processes: int = 64,
+        preload: str = "",
+        *,
+        prewarm: Iterable[str] = (),
+        enforce_policy: bool = True,
+        spare: bool = True,
+        cpu_seconds: int | None = None,
+        tmpfs_mb: int = 256,
+        max_message_bytes: int | None = None,
+        start_timeout: float = 30.0,
+        bwrap: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """Create the sandbox and start its worker.
+
+        Extra keyword arguments: ``prewarm`` modules imported at worker start (e.g. ``("numpy",
+        "cv2")``: the cost moves off the first run); ``enforce_policy=False`` skips layer 1 (used by
+        tests that check the OS layers on their own); ``spare`` keeps a pre-started worker so that
+        restarts and resets are instant; ``cpu_seconds`` is the worker's lifetime CPU budget
+        (default ``max(300, 30 * timeout)``); ``tmpfs_mb`` caps the private /tmp and file sizes;
+        ``bwrap`` overrides the bubblewrap binary (else ``$MMENVS_BWRAP``, else PATH).
+        """
+        self._tools: dict[str, Callable[..., Any]] = dict(tools or {})
+        for name in self._tools:
+            parts = name.split(".")
+            if not all(p.isidentifier() and not p.startswith("__") for p in parts):
+                raise ValueError(f"tool name {name!r} is not a (dotted) Python identifier")
+            if len(parts) > 1 and parts[0] in sys.stdlib_module_names:
+                raise ValueError(f"tool name {name!r} would shadow the standard module {parts[0]!r}")
+        if timeout <= 0 or memory_mb <= 0:
+            raise ValueError(f"timeout and memory_mb must be positive, got {timeout} and {memory_mb}")
+        self.isolation, self._bwrap_path, self._bwrap_flags = resolve_isolation(isolation, bwrap)
+        self.timeout = float(timeout)
+        self.memory_mb = int(memory_mb)
+        self.max_output_chars = int(max_output_chars)
+        self.max_value_chars = int(max_value_chars)
+        self.max_processes = int(max_processes) if max_processes else 0
+        self.preload = preload
+        self.prewarm = tuple(prewarm)
+        self.enforce_policy = enforce_policy
+        self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(300, 30 * self.timeout))
+        self.tmpfs_mb = int(tmpfs_mb)
+        self.max_message_bytes = int(max_message_bytes or self.memory_mb * 1024 * 1024)
+        self.start_timeout = float(start_timeout)
+        self.use_spare = spare
+        dotted = [n.rsplit(".", 1)[0] for n in self._tools if "." in n]
+        self.policy = Policy(allowed_imports, extra_modules=dotted, tool_names=self._tools)
+        self._closed = False
+        self._worker: _Worker | None = _Worker(self)
+        self._spare: _Worker | None = None
+        self.process_limit = process_limit_kind(self._worker.cgroup, self.max_processes or None)
+
+    # -- public API ---------------------------------------------------------------------
+    def run(self, code: str) -> RunResult:
+        """Run ``code`` in the episode's namespace and report stdout, value and error."""
+        if self._closed:
+            raise RuntimeError("this PythonSandbox is closed")
+        res = RunResult(isolation=self.isolation)
+        if not isinstance(code, str):
+            res.error, res.error_kind = f"TypeError: code must be a str, not {type(code).__name__}", "policy"
+            return res
+        if self.enforce_policy:
+            violations = self.policy.check(code)
+            if violations:
+                res.error, res.error_kind = self.policy.format(violations), "policy"
+                return res
+        worker = self._ready_worker()
+        worker.dirty = True
+        deadline = time.monotonic() + self.timeout
+        try:
+            worker.send({"op": "run", "code": code}, deadline)
+            msg = worker.converse(deadline, res.tool_calls)
+        except _Timeout:
+            self._replace_worker()
+            res.error = (f"TimeoutError: the code ran longer than {self.timeout:g} s and was stopped.\n"
+                         "[sandbox restarted: variables and imports from earlier runs are gone]")
+            res.error_kind, res.restarted = "timeout", True
+            return res
+        except _ChannelBroken as exc:
+            status = worker.exit_status()
+            self._replace_worker()
+            res.error_kind = self._crash_kind(status)
+            res.error = self._crash_message(status, res.error_kind, str(exc))
+            res.restarted = True
+            return res
+        if msg.get("op") != "done":
+            self._replace_worker()
+            res.error, res.error_kind, res.restarted = (
+                "SandboxError: the worker broke the protocol and was replaced.\n"
+                "[sandbox restarted: variables and imports from earlier runs are gone]", "crash", True)
+            return res
+        self._fill(res, msg)
+        strays = worker.reap_strays()
+        if strays:
+            note = f"[sandbox: {strays} background process(es) left by the code were stopped]"
+            res.error = f"{res.error}\n{note}" if res.error else note
+            res.error_kind = res.error_kind or "process_limit"
+        return res
+
+    def reset(self) -> None:
+        """Start a fresh namespace for a new episode (a fresh worker if the old one ran any code)."""
+        if self._closed:
+            raise RuntimeError("this PythonSandbox is closed")
+        if self._worker is not None and not self._worker.dirty:
+            return
+        self._replace_worker()
+
+    def close(self) -> None:
+        """Stop the workers.  Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        for w in (self._worker, self._spare):
+            if w is not None:
+                w.kill()
+        self._worker = self._spare = None
+
+    def __enter__(self) -> PythonSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- internals ----------------------------------------------------------------------
+    def _ready_worker(self) -> _Worker:
+        if self._worker is None:
+            self._worker = self._take_spare()
+        self._worker.wait_ready()
+        if self.use_spare and self._spare is None:
+            self._spare = _Worker(self)
+        return self._worker
+
+    def _take_spare(self) -> _Worker:
+        spare, self._spare = self._spare, None
+        return spare if spare is not None else _Worker(self)
+
+    def _replace_worker(self) -> None:
+        old, self._worker = self._worker, None
+        if old is not None:
+            old.kill()
+        self._worker = self._take_spare()
+        if self.use_spare:
+            self._spare = _Worker(self)
+
+    def _call_tool(self, msg: dict, calls: list[dict[str, Any]] | None) -> dict:
+        name = msg.get("tool")
+        args = msg.get("args")
+        kwargs = msg.get("kwargs")
+        record: dict[str, Any] = {"name": name, "args": args, "kwargs": kwargs, "ok": False}
+        if calls is not None:
+            calls.append(record)
+        fn = self._tools.get(name) if isinstance(name, str) else None
+        if fn is None:
+            record["error"] = f"no tool named {name!r}"
+            return {"op": "result", "ok": False, "etype": "NameError", "error": record["error"]}
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            record["error"] = "malformed tool call"
+            return {"op": "result", "ok": False, "etype": "TypeError", "error": record["error"]}
+        try:
+            value = fn(*args, **kwargs)
+        except Exception as exc:  # a failing tool becomes an exception in the agent's code
+            record["error"] = f"{type(exc).__name__}: {exc}"
+            return {"op": "result", "ok": False, "etype": type(exc).__name__, "error": str(exc)}
+        try:
+            wire.encode_frame({"value": value})
+        except (wire.WireError, ValueError, TypeError) as exc:
+            record["error"] = f"result cannot cross the sandbox: {exc}"
+            return {"op": "result", "ok": False, "etype": "TypeError",
+                    "error": f"tool {name!r} returned a value that cannot cross the sandbox: {exc}"}
+        record["ok"] = True
+        return {"op": "result", "ok": True, "value": value}
+
+    def _fill(self, res: RunResult, msg: dict) -> None:
+        stdout = msg.get("stdout") if isinstance(msg.get("stdout"), str) else ""
+        total = msg.get("out_total") if isinstance(msg.get("out_total"), int) else len(stdout)
+        stdout = stdout[: self.max_output_chars]
+        if total > len(stdout):
+            res.truncated = True
+            stdout += f"\n... [output truncated: {total - len(stdout)} more characters not shown]"
+        res.stdout = stdout
+        value = msg.get("value")
+        res.value = value[: self.max_value_chars + 80] if isinstance(value, str) else None
+        if msg.get("value_truncated"):
+            res.truncated = True
+        error = msg.get("error")
+        kind = msg.get("error_kind")
+        if isinstance(error, str) and error:
+            res.error = error[:6000]
+            res.error_kind = str(kind) if kind else "exception"
+            low = res.error.lower()
+            if "resource temporarily unavailable" in low and ("fork" in low or "errno 11" in low):
+                res.error_kind = "process_limit"
+                res.error += (f"\n[the sandbox allows at most {self.max_processes} processes; "
+                              "background processes are not available]")
+            elif res.error_kind == "memory":
+                res.error += f"\n[the sandbox allows {self.memory_mb} MB of memory]"
+        elif total > self.max_output_chars:
+            res.error_kind = "output"
+            res.error = (f"OutputLimit: the code printed {total} characters; only the first "
+                         f"{self.max_output_chars} are shown.")
+
+    def _crash_kind(self, status: int | None) -> str:
+        if status is not None and status < 0:
+            return _SIGNAL_KINDS.get(-status, "crash")
+        return "crash"
+
+    def _crash_message(self, status: int | None, kind: str, detail: str) -> str:
+        if kind == "cpu":
+            why = f"it used up its CPU budget of {self.cpu_seconds} s"
+        elif status is not None and status < 0:
+            why = f"it was killed by signal {signal.Signals(-status).name}"
+            if -status == signal.SIGSEGV:
+                why += " (often a too-deep recursion or a crash in a C extension)"
+            elif -status == signal.SIGKILL:
+                why += f" (often the {self.memory_mb} MB memory limit)"
+        elif status is not None:
+            why = f"it exited with status {status}"
+        else:
+            why = detail or "its channel broke"
+        return (f"SandboxError: the Python worker stopped: {why}.\n"
+                "[sandbox restarted: variables and imports from earlier runs are gone]")

@@ -1,0 +1,574 @@
+"""ShellSandbox: a persistent bash per episode, confined to a per-episode home directory.
+
+Inside bubblewrap the home is bind-mounted read-write at a fixed path (``/home/user`` by default,
+see :attr:`ShellSandbox.home_in_sandbox`) so that paths the agent sees do not depend on where the
+host keeps the episode; everything else is read-only (``/usr``) or private (``/tmp``).
+
+Host commands (e.g. ``osascript`` answered by MacAgent's simulated desktop) are small scripts on
+PATH inside the sandbox that send ``{argv, stdin}`` over a unix socket to the parent, which runs
+the registered Python callable and sends back ``{stdout, stderr, code}`` as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import select
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from .isolation import PidsCgroup, bwrap_command, make_preexec, process_limit_kind, python_paths, resolve_isolation
+
+HostCommand = Callable[[list[str], str], tuple[str, str, int]]
+
+_RUN_DIR = "/run/mmenvs"
+_NAME_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
+_ENV_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MAX_REQUEST = 16 * 1024 * 1024
+
+# The shell reads NUL-separated (token, command) pairs, evaluates the command in the shell
+# itself (so cd/export persist) with stdin from /dev/null, then prints the token, the exit
+# status and the working directory on stdout, and the token on stderr.
+_LOOP = r"""
+while IFS= read -r -d '' __mm_tok && IFS= read -r -d '' __mm_cmd; do
+  eval "$__mm_cmd" </dev/null
+  __mm_rc=$?
+  printf '\n%s %d %s\n' "$__mm_tok" "$__mm_rc" "$PWD"
+  printf '\n%s\n' "$__mm_tok" >&2
+done
+"""
+
+_SHIM = """#!{exe} -S
+# mmenvs host command shim: forwards argv and stdin to the parent process over a unix socket.
+import json, os, socket, sys
+data = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+req = json.dumps({{"argv": [{name!r}] + sys.argv[1:], "stdin": data.decode("utf-8", "replace")}}).encode()
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(os.environ.get("MMENVS_HOST_SOCK", "{sock}"))
+    s.sendall(req)
+    s.shutdown(socket.SHUT_WR)
+    chunks = []
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        chunks.append(c)
+    r = json.loads(b"".join(chunks))
+except (OSError, ValueError) as e:
+    sys.stderr.write({name!r} + ": host is not answering (" + str(e) + ")\\n")
+    sys.exit(127)
+sys.stdout.write(r.get("stdout", ""))
+sys.stderr.write(r.get("stderr", ""))
+sys.exit(int(r.get("code", 1)))
+"""
+
+
+@dataclass
+class ShellResult:
+    """What one :meth:`ShellSandbox.run` produced.  ``text`` is what an agent should read."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    timed_out: bool = False
+    truncated: bool = False
+    restarted: bool = False
+    host_calls: list[dict[str, Any]] = field(default_factory=list)
+    isolation: str = "bwrap"
+    notice: str = ""
+
+    @property
+    def text(self) -> str:
+        """stdout, stderr, a non-zero exit status and notices, as one string."""
+        parts = []
+        if self.stdout:
+            parts.append(self.stdout.rstrip("\n"))
+        if self.stderr:
+            parts.append(self.stderr.rstrip("\n"))
+        if self.exit_code not in (0, None) and not self.timed_out:
+            parts.append(f"[exit code {self.exit_code}]")
+        if self.notice:
+            parts.append(self.notice)
+        return "\n".join(parts) if parts else "(no output)"
+
+
+class _Capture:
+    """Collects one output stream up to a byte budget, finding the end-of-command marker."""
+
+    def __init__(self, keep_bytes: int, marker: bytes) -> None:
+        self.keep = keep_bytes
+        self.marker = marker
+        self.head = bytearray()
+        self.total = 0
+        self.pending = b""
+        self.after = b""
+        self.found = False
+
+    def _commit(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+
+    def feed(self, chunk: bytes) -> None:
+        if self.found:
+            self.after += chunk[:4096]
+            return
+        data = self.pending + chunk
+        idx = data.find(self.marker)
+        if idx >= 0:
+            self._commit(data[:idx])
+            self.after = data[idx + len(self.marker):]
+            self.pending = b""
+            self.found = True
+            return
+        # Keep a tail that could be the start of a marker split across reads.
+        split = max(0, len(data) - (len(self.marker) - 1))
+        self._commit(data[:split])
+        self.pending = data[split:]
+
+    def flush(self) -> None:
+        self._commit(self.pending)
+        self.pending = b""
+
+    def text(self, max_chars: int) -> tuple[str, bool]:
+        s = self.head.decode("utf-8", errors="replace")
+        cut = len(s) > max_chars or self.total > len(self.head)
+        if cut:
+            s = s[:max_chars] + f"\n... [output truncated: {self.total} bytes in all, {max_chars} characters shown]"
+        return s, cut
+
+
+class _Timeout(Exception):
+    pass
+
+
+class ShellSandbox:
+    """A persistent bash for untrusted commands, confined to ``home``.
+
+    ``home`` is the only writable place (plus a private /tmp).  With bubblewrap it appears at
+    ``home_in_sandbox`` (default ``/home/user``); in the rlimit-only fallback it keeps its host
+    path.  cwd, shell variables and exported variables persist between :meth:`run` calls; a
+    timed-out command is killed (the shell survives when only child processes were running).
+    ``host_commands`` maps command names to ``callable(argv, stdin) -> (stdout, stderr, code)``
+    run in the parent.
+    """
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str],
+        timeout: float = 10.0,
+        max_output_chars: int = 10_000,
+        host_commands: dict[str, HostCommand] | None = None,
+        env: dict[str, str] | None = None,
+        isolation: str = "auto",
+        *,
+        home_in_sandbox: str = "/home/user",
+        memory_mb: int = 1024,
+        max_processes: int = 64,
+        tmpfs_mb: int = 256,
+        cpu_seconds: int | None = None,
+        start_timeout: float = 10.0,
+        bwrap: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """Create the sandbox and start its shell (see the class docstring for the arguments)."""
+        self.home = Path(home).resolve()
+        if not self.home.is_dir():
+            raise ValueError(f"home={str(home)!r} is not an existing directory")
+        if not home_in_sandbox.startswith("/") or home_in_sandbox.rstrip("/") in ("", "/usr", "/tmp", "/proc", "/dev"):
+            raise ValueError(f"home_in_sandbox={home_in_sandbox!r} must be an absolute path outside /usr, /tmp, /proc, /dev")
+        self.host_commands: dict[str, HostCommand] = dict(host_commands or {})
+        for name in self.host_commands:
+            if not _NAME_OK.match(name):
+                raise ValueError(f"host command name {name!r} is not a plain command name")
+        self.extra_env = dict(env or {})
+        for k, v in self.extra_env.items():
+            if not _ENV_OK.match(k) or not isinstance(v, str) or "\0" in v:
+                raise ValueError(f"env entry {k!r}={v!r} is not a valid environment variable")
+        self.isolation, self._bwrap_path, self._bwrap_flags = resolve_isolation(isolation, bwrap)
+        self.home_in_sandbox = home_in_sandbox.rstrip("/") if self.isolation == "bwrap" else str(self.home)
+        self.timeout = float(timeout)
+        self.max_output_chars = int(max_output_chars)
+        self.memory_mb = int(memory_mb)
+        self.max_processes = int(max_processes) if max_processes else 0
+        self.tmpfs_mb = int(tmpfs_mb)
+        self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(600, 60 * self.timeout))
+        self.start_timeout = float(start_timeout)
+        self._closed = False
+        self._runtime = tempfile.mkdtemp(prefix="mmenvs-sh-")
+        self._listener = self._make_host_channel()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._cgroup: PidsCgroup | None = None
+        self._tmpdir: str | None = None
+        self._base: set[int] = set()
+        self._cwd = self.home_in_sandbox
+        self._start()
+        self.process_limit = process_limit_kind(self._cgroup, self.max_processes or None)
+
+    # -- setup --------------------------------------------------------------------------
+    def _make_host_channel(self) -> socket.socket | None:
+        bin_dir = Path(self._runtime, "bin")
+        sock_dir = Path(self._runtime, "sock")
+        bin_dir.mkdir()
+        sock_dir.mkdir()
+        if not self.host_commands:
+            return None
+        sock_path = str(sock_dir / "host.sock")
+        inside_sock = f"{_RUN_DIR}/sock/host.sock" if self.isolation == "bwrap" else sock_path
+        exe = os.path.realpath(sys.executable)
+        for name in self.host_commands:
+            shim = bin_dir / name
+            shim.write_text(_SHIM.format(exe=exe, name=name, sock=inside_sock))
+            shim.chmod(0o755)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(sock_path)
+        listener.listen(16)
+        listener.setblocking(False)
+        return listener
+
+    def _env(self) -> dict[str, str]:
+        if self.isolation == "bwrap":
+            path = f"{_RUN_DIR}/bin:/usr/local/bin:/usr/bin:/bin"
+            sock, tmp = f"{_RUN_DIR}/sock/host.sock", "/tmp"
+        else:
+            path = f"{self._runtime}/bin:/usr/local/bin:/usr/bin:/bin"
+            sock, tmp = f"{self._runtime}/sock/host.sock", str(self._tmpdir)
+        env = {"PATH": path, "HOME": self.home_in_sandbox, "USER": "user", "LOGNAME": "user",
+               "SHELL": "/bin/bash", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "TZ": "UTC",
+               "TMPDIR": tmp, "MMENVS_HOST_SOCK": sock, "PYTHONDONTWRITEBYTECODE": "1"}
+        env.update(self.extra_env)
+        return env
+
+    def _start(self) -> None:
+        self._cgroup = PidsCgroup.create(self.max_processes) if self.max_processes else None
+        argv = ["/bin/bash", "--noprofile", "--norc", "-c", _LOOP]
+        data_fds: list[int] = []
+        if self.isolation == "bwrap":
+            files = []
+            for dest, text in (("/etc/passwd", f"user:x:1000:1000:user:{self.home_in_sandbox}:/bin/bash\n"),
+                               ("/etc/group", "user:x:1000:\n"), ("/etc/hostname", "sandbox\n")):
+                r, w = os.pipe()
+                os.write(w, text.encode())
+                os.close(w)
+                data_fds.append(r)
+                files.append((r, dest))
+            ro, _ = python_paths()
+            cmd = bwrap_command(
+                self._bwrap_path, argv, env=self._env(), ro_binds=ro, full_usr=True,
+                ro_binds_at=[(f"{self._runtime}/bin", f"{_RUN_DIR}/bin"), (f"{self._runtime}/sock", f"{_RUN_DIR}/sock")],
+                rw_binds=[(str(self.home), self.home_in_sandbox)], data_files=files,
+                tmpfs_mb=self.tmpfs_mb, chdir=self.home_in_sandbox, flags=self._bwrap_flags)
+            cwd = None
+        else:
+            self._tmpdir = tempfile.mkdtemp(prefix="mmenvs-shtmp-")
+            cmd, cwd = argv, str(self.home)
+        preexec = make_preexec(memory_mb=self.memory_mb, cpu_seconds=self.cpu_seconds, file_mb=self.tmpfs_mb,
+                               max_processes=self.max_processes or None, cgroup=self._cgroup)
+        try:
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          pass_fds=tuple(data_fds), preexec_fn=preexec, start_new_session=True,
+                                          env=self._env(), cwd=cwd)
+        finally:
+            for fd in data_fds:
+                os.close(fd)
+        for f in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            os.set_blocking(f.fileno(), False)
+        # The first command proves the shell is up and returns to the last known directory.
+        first = f"cd {shlex.quote(self._cwd)} 2>/dev/null || cd ~"
+        try:
+            res = self._exchange(first, time.monotonic() + self.start_timeout, [])
+        except (_Timeout, _ShellDied):
+            res = None
+        if res is None or res[2] != 0:
+            err = res[1] if res else ""
+            if res is None and self._proc.stderr is not None:
+                try:
+                    err = (self._proc.stderr.read() or b"").decode(errors="replace")
+                except OSError:
+                    pass
+            self._stop()
+            raise RuntimeError(f"the sandbox shell failed to start: {err.strip() or 'no error output'}")
+        self._base = self._tree_pids()
+
+    def _tree_pids(self) -> set[int]:
+        if self._proc is None:
+            return set()
+        try:
+            root = psutil.Process(self._proc.pid)
+            return {root.pid, *(c.pid for c in root.children(recursive=True))}
+        except psutil.Error:
+            return set()
+
+    # -- one command --------------------------------------------------------------------
+    def _exchange(self, command: str, deadline: float, host_calls: list[dict[str, Any]]
+                  ) -> tuple[bytes, bytes, int, str, _Capture, _Capture] | None:
+        """Send one command; return (stdout, stderr, rc, cwd, captures) or None if the shell died.
+
+        Raises _Timeout when the deadline passes first (captures are kept on the exception).
+        """
+        assert self._proc is not None and self._proc.stdin and self._proc.stdout and self._proc.stderr
+        tok = "__MMENVS_END_" + secrets.token_hex(8)
+        marker = ("\n" + tok).encode()
+        keep = self.max_output_chars * 4 + 16
+        out, err = _Capture(keep, marker + b" "), _Capture(keep, marker + b"\n")
+        payload = memoryview(tok.encode() + b"\0" + command.encode("utf-8", "surrogateescape") + b"\0")
+        fo, fe, fi = self._proc.stdout.fileno(), self._proc.stderr.fileno(), self._proc.stdin.fileno()
+        open_fds = {fo: out, fe: err}
+        while True:
+            if out.found and b"\n" in out.after and err.found:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                exc = _Timeout()
+                exc.captures = (out, err)  # type: ignore[attr-defined]
+                raise exc
+            rlist: list[Any] = list(open_fds)
+            if self._listener is not None:
+                rlist.append(self._listener)
+            wlist = [fi] if payload else []
+            if not rlist and not wlist:
+                return None
+            ready_r, ready_w, _ = select.select(rlist, wlist, [], remaining)
+            if ready_w:
+                try:
+                    payload = payload[os.write(fi, payload):]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    return None
+            for fd in ready_r:
+                if fd is self._listener:
+                    self._serve_host(deadline, host_calls)
+                    continue
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    del open_fds[fd]
+                    if fd == fo and not out.found:
+                        out.flush()
+                        err.flush()
+                        exc = _ShellDied()
+                        exc.captures = (out, err)  # type: ignore[attr-defined]
+                        raise exc
+                    continue
+                open_fds[fd].feed(chunk)
+        line = out.after.split(b"\n", 1)[0].decode("utf-8", "replace")
+        rc_text, _, cwd = line.partition(" ")
+        try:
+            rc = int(rc_text)
+        except ValueError:
+            rc = -1
+        return bytes(out.head), bytes(err.head), rc, cwd, out, err
+
+    def _serve_host(self, deadline: float, host_calls: list[dict[str, Any]]) -> None:
+        assert self._listener is not None
+        try:
+            conn, _ = self._listener.accept()
+        except (BlockingIOError, OSError):
+            return
+        with conn:
+            conn.settimeout(max(0.05, min(2.0, deadline - time.monotonic())))
+            chunks, size = [], 0
+            try:
+                while size <= _MAX_REQUEST:
+                    c = conn.recv(1 << 16)
+                    if not c:
+                        break
+                    chunks.append(c)
+                    size += len(c)
+                req = json.loads(b"".join(chunks))
+            except (OSError, ValueError):
+                return
+            argv = req.get("argv") if isinstance(req, dict) else None
+            stdin = req.get("stdin", "") if isinstance(req, dict) else ""
+            if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)
+                    and isinstance(stdin, str) and argv[0] in self.host_commands):
+                reply = {"stdout": "", "stderr": "host command request is malformed\n", "code": 2}
+            else:
+                record: dict[str, Any] = {"argv": argv, "stdin": stdin}
+                try:
+                    o, e, code = self.host_commands[argv[0]](list(argv), stdin)
+                    reply = {"stdout": str(o), "stderr": str(e), "code": int(code)}
+                except Exception as exc:  # a failing host command is an error for the agent, not the parent
+                    reply = {"stdout": "", "stderr": f"{argv[0]}: {type(exc).__name__}: {exc}\n", "code": 1}
+                record.update(reply)
+                host_calls.append(record)
+            try:
+                conn.sendall(json.dumps(reply).encode())
+            except OSError:
+                pass
+
+    def run(self, command: str) -> ShellResult:
+        """Run ``command`` in the persistent shell; never raises for faults of the command."""
+        if self._closed:
+            raise RuntimeError("this ShellSandbox is closed")
+        res = ShellResult(isolation=self.isolation)
+        if not isinstance(command, str) or "\0" in command:
+            res.stderr, res.exit_code = "the command must be a string without NUL characters", 2
+            return res
+        if self._proc is None:
+            self._start()
+            res.restarted = True
+        deadline = time.monotonic() + self.timeout
+        try:
+            got = self._exchange(command, deadline, res.host_calls)
+        except _Timeout as t:
+            return self._after_timeout(res, t.captures)  # type: ignore[attr-defined]
+        except _ShellDied as d:
+            out, err = d.captures  # type: ignore[attr-defined]
+            res.stdout, c1 = out.text(self.max_output_chars)
+            res.stderr, c2 = err.text(self.max_output_chars)
+            res.truncated = c1 or c2
+            res.exit_code = self._proc.wait(timeout=5) if self._proc else None
+            self._restart()
+            res.restarted = True
+            res.notice = (f"[the shell exited (status {res.exit_code}); a new shell was started in {self._cwd}; "
+                          "shell variables were reset]")
+            return res
+        if got is None:
+            self._restart()
+            res.restarted, res.exit_code = True, -1
+            res.notice = f"[the shell stopped responding; a new shell was started in {self._cwd}]"
+            return res
+        _, _, res.exit_code, cwd, out, err = got
+        self._cwd = cwd or self._cwd
+        res.stdout, c1 = out.text(self.max_output_chars)
+        res.stderr, c2 = err.text(self.max_output_chars)
+        res.truncated = c1 or c2
+        return res
+
+    def _after_timeout(self, res: ShellResult, captures: tuple[_Capture, _Capture]) -> ShellResult:
+        res.timed_out = True
+        res.exit_code = 124
+        # First stop only what the command started: if the shell itself is idle it answers and
+        # keeps its state.  A busy shell (a builtin loop) is replaced.
+        for pid in self._tree_pids() - self._base:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            got = self._drain(captures, time.monotonic() + 0.5, res.host_calls)
+        except (_Timeout, _ShellDied):
+            got = None
+        out, err = captures
+        if got is not None:
+            self._cwd = got or self._cwd
+            res.notice = f"[timed out after {self.timeout:g} s: the command was stopped; the shell kept its state]"
+        else:
+            self._restart()
+            res.restarted = True
+            res.notice = (f"[timed out after {self.timeout:g} s: the shell was restarted in {self._cwd}; "
+                          "shell variables were reset]")
+        out.flush()
+        err.flush()
+        res.stdout, c1 = out.text(self.max_output_chars)
+        res.stderr, c2 = err.text(self.max_output_chars)
+        res.truncated = c1 or c2
+        return res
+
+    def _drain(self, captures: tuple[_Capture, _Capture], deadline: float,
+               host_calls: list[dict[str, Any]]) -> str | None:
+        """Keep reading after a timeout until the end marker; returns the cwd or None."""
+        assert self._proc is not None and self._proc.stdout and self._proc.stderr
+        out, err = captures
+        fds = {self._proc.stdout.fileno(): out, self._proc.stderr.fileno(): err}
+        while not (out.found and b"\n" in out.after and err.found):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not fds:
+                return None
+            ready, _, _ = select.select(list(fds), [], [], remaining)
+            for fd in ready:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    del fds[fd]
+                    continue
+                fds[fd].feed(chunk)
+        line = out.after.split(b"\n", 1)[0].decode("utf-8", "replace")
+        return line.partition(" ")[2]
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+        if proc is not None:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for f in (proc.stdin, proc.stdout, proc.stderr):
+                if f is not None:
+                    try:
+                        f.close()
+                    except OSError:
+                        pass
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    def _restart(self) -> None:
+        self._stop()
+        self._start()
+
+    def reset(self) -> None:
+        """A fresh shell for a new episode: cwd back to home, variables cleared (home files stay)."""
+        if self._closed:
+            raise RuntimeError("this ShellSandbox is closed")
+        self._cwd = self.home_in_sandbox
+        self._restart()
+
+    def close(self) -> None:
+        """Stop the shell and remove the runtime directory.  Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop()
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+        shutil.rmtree(self._runtime, ignore_errors=True)
+
+    def __enter__(self) -> ShellSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class _ShellDied(Exception):
+    pass
