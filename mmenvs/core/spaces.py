@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import batch_differing_spaces, create_empty_array
 
 # Characters sample() draws from: printable ASCII plus a few scripts and symbols, so samples exercise
 # JSON punctuation, whitespace and non-Latin text the way agent output does.
@@ -65,6 +66,17 @@ class UnicodeText(spaces.Space[str]):
 
     def from_jsonable(self, sample_n: Sequence[str]) -> list[str]:
         return list(sample_n)
+
+
+# Vector envs batch custom spaces as tuples; they only need to know what an empty batch looks like.
+@create_empty_array.register(UnicodeText)
+def _empty_text_batch(space: UnicodeText, n: int = 1, fn: Any = np.zeros) -> tuple[str, ...]:
+    return tuple("" for _ in range(n))
+
+
+@batch_differing_spaces.register(UnicodeText)
+def _batch_text_spaces(space_list: Sequence[UnicodeText]) -> spaces.Tuple:
+    return spaces.Tuple([UnicodeText(s.max_length, min_length=s.min_length) for s in space_list])
 
 
 def clip_text(text: str, max_length: int, marker: str = "\n…[truncated {n} characters]") -> str:
