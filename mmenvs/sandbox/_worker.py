@@ -180,26 +180,46 @@ def write_frame(fd: int, msg: dict) -> None:
         data = data[os.write(fd, data):]
 
 
-def _read_exact(fd: int, n: int) -> bytearray:
-    buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
-    while got < n:
-        k = os.readv(fd, [view[got:]])
-        if k == 0:
-            raise EOFError("sandbox channel closed")
-        got += k
-    return buf
+class BlockingReader:
+    """Reads frames from a blocking fd, taking whole chunks so a small frame costs one syscall."""
 
+    def __init__(self, fd: int, max_bytes: int) -> None:
+        self.fd = fd
+        self.max_bytes = max_bytes
+        self.buf = bytearray()
 
-def read_frame_blocking(fd: int, max_bytes: int) -> dict:
-    """Read one frame from ``fd`` (blocking).  Used by the worker side."""
-    body_len, blob_len = HEADER.unpack(bytes(_read_exact(fd, HEADER.size)))
-    if body_len + blob_len > max_bytes:
-        raise WireError(f"frame of {body_len + blob_len} bytes exceeds the limit of {max_bytes}")
-    body = _read_exact(fd, body_len)
-    blob = _read_exact(fd, blob_len) if blob_len else bytearray()
-    return decode_frame(bytes(body), blob, max_bytes)
+    def _take(self, n: int) -> bytearray:
+        if len(self.buf) >= n:
+            out = self.buf[:n]
+            del self.buf[:n]
+            return out
+        out = bytearray(n)
+        have = len(self.buf)
+        out[:have] = self.buf
+        self.buf = bytearray()
+        view = memoryview(out)
+        while have < n:
+            if n - have < 65536:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    raise EOFError("sandbox channel closed")
+                k = min(len(chunk), n - have)
+                view[have:have + k] = chunk[:k]
+                self.buf += chunk[k:]
+            else:  # large blobs go straight into place
+                k = os.readv(self.fd, [view[have:]])
+                if k == 0:
+                    raise EOFError("sandbox channel closed")
+            have += k
+        return out
+
+    def read_frame(self) -> dict:
+        body_len, blob_len = HEADER.unpack(bytes(self._take(HEADER.size)))
+        if body_len + blob_len > self.max_bytes:
+            raise WireError(f"frame of {body_len + blob_len} bytes exceeds the limit of {self.max_bytes}")
+        body = self._take(body_len)
+        blob = self._take(blob_len) if blob_len else bytearray()
+        return decode_frame(bytes(body), blob, self.max_bytes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,7 +302,7 @@ class _Worker:
     # -- tool proxies -------------------------------------------------------------------
     def call_tool(self, name: str, args: tuple, kwargs: dict):
         write_frame(self.wfd, {"op": "call", "tool": name, "args": list(args), "kwargs": kwargs})
-        reply = read_frame_blocking(self.rfd, self.max_bytes)
+        reply = self.reader.read_frame()
         if reply.get("ok"):
             return reply.get("value")
         import builtins
@@ -381,8 +401,9 @@ class _Worker:
         }
 
     def serve(self) -> None:
-        init = read_frame_blocking(self.rfd, self.max_bytes)
-        self.max_bytes = int(init.get("max_bytes", self.max_bytes))
+        self.reader = BlockingReader(self.rfd, self.max_bytes)
+        init = self.reader.read_frame()
+        self.max_bytes = self.reader.max_bytes = int(init.get("max_bytes", self.max_bytes))
         self.max_output = int(init.get("max_output", self.max_output))
         self.max_value = int(init.get("max_value", self.max_value))
         self.install_tools(list(init.get("tools", [])))
@@ -401,7 +422,7 @@ class _Worker:
         write_frame(self.wfd, ready)
         while True:
             try:
-                msg = read_frame_blocking(self.rfd, self.max_bytes)
+                msg = self.reader.read_frame()
             except EOFError:
                 return
             op = msg.get("op")

@@ -151,7 +151,9 @@ def bwrap_command(bwrap: str, argv: list[str], *, env: dict[str, str], ro_binds:
         cmd += ["--bind", host, inside]
     for fd, dest in data_files:
         cmd += ["--perms", "0644", "--ro-bind-data", str(fd), dest]
-    cmd += ["--chdir", chdir, "--", *argv]
+    # The sandbox's root is bwrap's own tmpfs: make it read-only so only /tmp (size-capped) and
+    # explicit rw binds can be written.
+    cmd += ["--remount-ro", "/", "--chdir", chdir, "--", *argv]
     return cmd
 
 

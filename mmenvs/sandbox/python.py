@@ -85,6 +85,7 @@ class _Worker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.tmpdir: str | None = None
         self.base_pids: set[int] = set()
+        self.buf = bytearray()
         self.cgroup = PidsCgroup.create(sb.max_processes) if sb.max_processes else None
         p2w_r, p2w_w = os.pipe()
         w2p_r, w2p_w = os.pipe()
@@ -129,8 +130,9 @@ class _Worker:
             pass  # reported by wait_ready with the worker's stderr
 
     # -- channel ------------------------------------------------------------------------
-    def send(self, msg: dict, deadline: float) -> None:
-        bufs = [memoryview(b).cast("B") for b in wire.encode_frame(msg)]
+    def send(self, msg: dict | list, deadline: float) -> None:
+        """Write a message (a dict, or a list of buffers already encoded) before ``deadline``."""
+        bufs = [memoryview(b).cast("B") for b in (wire.encode_frame(msg) if isinstance(msg, dict) else msg)]
         data = memoryview(b"".join(bufs)) if len(bufs) > 1 else bufs[0]
         while data:
             try:
@@ -144,13 +146,11 @@ class _Worker:
             except (BrokenPipeError, OSError) as exc:
                 raise _ChannelBroken(str(exc)) from None
 
-    def _read_n(self, n: int, deadline: float) -> bytearray:
-        buf = bytearray(n)
-        view = memoryview(buf)
-        got = 0
-        while got < n:
+    def _fill_buf(self, deadline: float, want: int) -> None:
+        """Read at least one chunk into the buffer (waiting until ``deadline``)."""
+        while True:
             try:
-                k = os.readv(self.rfd, [view[got:]])
+                chunk = os.read(self.rfd, max(65536, min(want, 1 << 24)))
             except BlockingIOError:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -159,20 +159,27 @@ class _Worker:
                 continue
             except OSError as exc:
                 raise _ChannelBroken(str(exc)) from None
-            if k == 0:
+            if not chunk:
                 raise _ChannelBroken("worker closed its channel")
-            got += k
-        return buf
+            self.buf += chunk
+            return
 
     def recv(self, deadline: float) -> dict:
-        body_len, blob_len = wire.HEADER.unpack(bytes(self._read_n(wire.HEADER.size, deadline)))
+        while len(self.buf) < wire.HEADER.size:
+            self._fill_buf(deadline, wire.HEADER.size)
+        body_len, blob_len = wire.HEADER.unpack_from(self.buf)
+        total = wire.HEADER.size + body_len + blob_len
         if body_len + blob_len > self.sb.max_message_bytes:
             raise _ChannelBroken(f"worker sent a {body_len + blob_len}-byte message; the limit is "
                                  f"{self.sb.max_message_bytes}")
-        body = self._read_n(body_len, deadline)
-        blob = self._read_n(blob_len, deadline) if blob_len else bytearray()
+        while len(self.buf) < total:
+            self._fill_buf(deadline, total - len(self.buf))
+        start = wire.HEADER.size
+        body = bytes(self.buf[start:start + body_len])
+        blob = self.buf[start + body_len:total] if blob_len else bytearray()
+        del self.buf[:total]
         try:
-            return wire.decode_frame(bytes(body), blob, self.sb.max_message_bytes)
+            return wire.decode_frame(body, blob, self.sb.max_message_bytes)
         except wire.WireError as exc:
             raise _ChannelBroken(f"malformed message from worker: {exc}") from None
 
@@ -376,6 +383,8 @@ class PythonSandbox:
             return res
         except _ChannelBroken as exc:
             status = worker.exit_status()
+            if status is not None and status > 128 and self.isolation == "bwrap":
+                status = 128 - status  # bwrap reports a child killed by signal N as exit status 128+N
             self._replace_worker()
             res.error_kind = self._crash_kind(status)
             res.error = self._crash_message(status, res.error_kind, str(exc))
@@ -446,7 +455,14 @@ class PythonSandbox:
         if self.use_spare:
             self._spare = _Worker(self)
 
-    def _call_tool(self, msg: dict, calls: list[dict[str, Any]] | None) -> dict:
+    def _call_tool(self, msg: dict, calls: list[dict[str, Any]] | None) -> list:
+        """Run one host tool for the worker; returns the encoded reply frame."""
+        reply = self._tool_reply(msg, calls)
+        if isinstance(reply, list):
+            return reply
+        return wire.encode_frame(reply)
+
+    def _tool_reply(self, msg: dict, calls: list[dict[str, Any]] | None) -> dict | list:
         name = msg.get("tool")
         args = msg.get("args")
         kwargs = msg.get("kwargs")
@@ -463,16 +479,18 @@ class PythonSandbox:
         try:
             value = fn(*args, **kwargs)
         except Exception as exc:  # a failing tool becomes an exception in the agent's code
-            record["error"] = f"{type(exc).__name__}: {exc}"
-            return {"op": "result", "ok": False, "etype": type(exc).__name__, "error": str(exc)}
+            # KeyError's str() is the repr of its key; pass the key itself so it is not quoted twice.
+            text = str(exc.args[0]) if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+            record["error"] = f"{type(exc).__name__}: {text}"
+            return {"op": "result", "ok": False, "etype": type(exc).__name__, "error": text}
         try:
-            wire.encode_frame({"value": value})
-        except (wire.WireError, ValueError, TypeError) as exc:
+            frame = wire.encode_frame({"op": "result", "ok": True, "value": value})
+        except (wire.WireError, ValueError, TypeError, RecursionError) as exc:
             record["error"] = f"result cannot cross the sandbox: {exc}"
             return {"op": "result", "ok": False, "etype": "TypeError",
                     "error": f"tool {name!r} returned a value that cannot cross the sandbox: {exc}"}
         record["ok"] = True
-        return {"op": "result", "ok": True, "value": value}
+        return frame
 
     def _fill(self, res: RunResult, msg: dict) -> None:
         stdout = msg.get("stdout") if isinstance(msg.get("stdout"), str) else ""

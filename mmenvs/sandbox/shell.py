@@ -465,7 +465,7 @@ class ShellSandbox:
             except OSError:
                 pass
         try:
-            got = self._drain(captures, time.monotonic() + 0.5, res.host_calls)
+            got = self._drain(captures, time.monotonic() + 0.3, res.host_calls)
         except (_Timeout, _ShellDied):
             got = None
         out, err = captures
