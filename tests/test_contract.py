@@ -144,7 +144,8 @@ def test_info_keys_and_error_as_observation(env_id):
         _, info = env.reset(seed=5)
         for key in ("task_id", "step", "score", "success", "action_error", "images"):
             assert key in info
-        obs, reward, terminated, truncated, info = env.step("\x00 this is not an action of any grammar {[(")
+        # Malformed in every grammar: a code block that is not valid Python.
+        obs, reward, terminated, truncated, info = env.step("```python\n)(\x00 not python\n```")
         assert info["action_error"], "a malformed action must be reported in info['action_error']"
         assert info["action_error"] in obs["text"] or obs["text"].startswith("Error")
         assert env.observation_space.contains(obs)
