@@ -1,0 +1,34 @@
+"""Fonts for every renderer in the project, from files shipped with a dependency (matplotlib's
+DejaVu and STIX families), so text renders identically on every machine and nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import matplotlib
+from PIL import ImageFont
+
+FONT_DIR = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+
+# family -> (regular, bold, italic, bold italic) file names
+_FAMILIES: dict[str, tuple[str, str, str, str]] = {
+    "sans": ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"),
+    "serif": ("DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf"),
+    "mono": ("DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf"),
+    "stix": ("STIXGeneral.ttf", "STIXGeneralBol.ttf", "STIXGeneralItalic.ttf", "STIXGeneralBolIta.ttf"),
+    "typewriter": ("cmtt10.ttf", "cmtt10.ttf", "cmtt10.ttf", "cmtt10.ttf"),
+}
+FAMILIES = tuple(_FAMILIES)
+
+
+@lru_cache(maxsize=256)
+def font(size: int, family: str = "sans", *, bold: bool = False, italic: bool = False) -> ImageFont.FreeTypeFont:
+    """A cached Pillow font: ``family`` in ``FAMILIES``, ``size`` in pixels."""
+    if family not in _FAMILIES:
+        raise ValueError(f"unknown font family {family!r}; choose one of {', '.join(FAMILIES)}")
+    if size < 1:
+        raise ValueError(f"font size must be a positive number of pixels, got {size}")
+    name = _FAMILIES[family][int(bold) + 2 * int(italic)]
+    return ImageFont.truetype(str(FONT_DIR / name), size=int(size))
