@@ -1,0 +1,334 @@
+"""MacAgent-v0: operate a macOS-like desktop by GUI actions and shell commands, scored by checkpoints."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from gymnasium import spaces
+
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, load_json, registry_path
+from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
+from mmenvs.macagent.backends.base import BackendError, MacBackend
+from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, read_checkpoint
+from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, load_suite, run_setup, task_from_data
+
+SUITES = ("test", "train")
+_A11Y_MAX = 65_536
+_INSTRUCTION_MAX = 8_192
+
+
+def _applescript_error_types() -> tuple[type[BaseException], ...]:
+    try:
+        from mmenvs.macagent.applescript.errors import AppleScriptError
+    except ImportError:  # the interpreter package is optional for backends that run real osascript
+        return (BackendError,)
+    return (BackendError, AppleScriptError)
+
+
+class MacAgentEnv(MMEnv):
+    """Operate a macOS-like desktop by GUI actions and shell commands, freely mixed (MacAgentBench).
+
+    ## Description
+    Each task gives an instruction ("In Notes, append … to the note …; save the list to ~/Desktop/…"),
+    a setup that puts the desktop in its starting state (files, app data, open apps, the clock), and
+    checkpoints: a getter reads state (shell, AppleScript or a python function of the getter library)
+    and a metric judges it, each with a capability tag (research, app_state, content_match, file_ops,
+    system_config). The default backend is an embedded, simulated Mac desktop (``backend="sim"``);
+    every task is data under ``registry/macagent/tasks`` and also runs on a real macOS VM backend.
+
+    ## Observation Space
+    ``Dict(text, image, a11y, instruction)``: ``text`` is what the last action produced (shell output
+    with its exit code, AppleScript results, error messages); ``image`` the screenshot letterboxed to
+    ``obs_size``; ``a11y`` the accessibility tree (role, name, value, bounds per line); ``instruction``
+    the task. Full-size screenshots are in ``env.images`` (a new id whenever the screen changed).
+
+    ## Action Space
+    A string: ``DONE``, ``FAIL``, ``WAIT``; a fenced ```python block of pyautogui calls (click,
+    doubleClick, rightClick, moveTo, dragTo, scroll, write/typewrite, press, hotkey, keyDown/keyUp,
+    sleep, position, size) run against a pyautogui shim; a fenced ```bash block run in the episode's
+    shell (home folder ``~``); a fenced ```applescript block; or a computer-use dict (OSWorld's
+    computer_13 verbs: MOVE_TO, CLICK, RIGHT_CLICK, DOUBLE_CLICK, DRAG_TO, SCROLL, TYPING, PRESS,
+    KEY_DOWN, KEY_UP, HOTKEY, MOUSE_DOWN, MOUSE_UP), as a dict or JSON text. Bad code, off-screen
+    points and unknown keys come back as an error observation.
+
+    ## Rewards
+    The score is the fraction of checkpoints passed (success when all pass), paid once at the end
+    (``reward_mode="final"``) or as the change in score after every step (``"progress"``; the sum is
+    the final score). ``info["checkpoints"]`` lists each checkpoint's name, tag, result and the value
+    its getter read; guard checkpoints (state that must stay untouched) are marked ``guard``.
+
+    ## Starting State
+    A task of the suite (``suite="test"``: 4 variants per seed task; ``suite="train"``: parameters
+    sampled afresh from each seed's space), chosen by ``options={"task_id": …}``, given inline by
+    ``options={"task": dict | path}``, or drawn with ``np_random``. The desktop is reset to the task's
+    reference time with an empty home folder, then the task's setup runs.
+
+    ## Episode End
+    Terminated on ``DONE`` or ``FAIL``; truncated after ``max_steps`` (50) steps. Evaluation runs at the
+    end (and after every step with ``reward_mode="progress"``).
+
+    ## Arguments
+    ``backend`` ("sim", a ``MacBackend`` instance, or a zero-argument factory), ``suite`` ("test" or
+    "train"), ``tasks`` (a folder or file of task JSON instead of the shipped suite), ``screen_size``
+    ((width, height) of the simulated screen, default (1280, 800)), ``obs_size`` ((height, width) of
+    the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
+    True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``reward_mode``,
+    ``render_mode``, ``max_steps``.
+
+    ## Examples
+    >>> import gymnasium as gym, mmenvs
+    >>> env = gym.make("MacAgent-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.step("```bash\\nls ~/Desktop\\n```")
+    """
+
+    max_steps = 50
+    cheap_evaluation = False  # getters run shell and AppleScript: evaluate at the end (or every step in progress mode)
+
+    def __init__(
+        self,
+        *,
+        backend: str | MacBackend | Callable[[], MacBackend] = "sim",
+        suite: str = "test",
+        tasks: str | Path | None = None,
+        screen_size: tuple[int, int] = (1280, 800),
+        obs_size: tuple[int, int] = (400, 640),
+        a11y: bool = True,
+        shell_timeout: float = 10.0,
+        python_timeout: float = 10.0,
+        **kwargs: Any,
+    ) -> None:
+        if suite not in SUITES:
+            raise ValueError(f"MacAgent-v0: suite must be one of {SUITES}, got {suite!r}")
+        self.suite = suite
+        self.use_a11y = bool(a11y)
+        self.shell_timeout = float(shell_timeout)
+        self.python_timeout = float(python_timeout)
+        self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
+        self._variants: dict[str, tuple[SeedTask, int]] = {
+            vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())
+        }
+        self._cache: dict[str, MacTask] = {}
+        self.backend = self._make_backend(backend, screen_size)
+        self._home_dir = Path(tempfile.mkdtemp(prefix="mmenvs-mac-"))
+        self._home = self._home_dir / "home"
+        self._home.mkdir()
+        self.shim = PyAutoGUIShim(self.backend)
+        self._ctx = GetterContext(self.backend, shell_timeout=self.shell_timeout)
+        self._sandbox: Any = None
+        self._screen: np.ndarray | None = None
+        self._screen_dirty = True
+        self._a11y = ""
+        self._baselines: dict[str, Any] = {}
+        self._applescript_errors = _applescript_error_types()
+        super().__init__(**kwargs)
+
+    @staticmethod
+    def _make_backend(backend: Any, screen_size: tuple[int, int]) -> MacBackend:
+        if backend == "sim":
+            from mmenvs.macagent.backends.sim import SimBackend
+
+            return SimBackend(screen_size=tuple(screen_size))
+        if isinstance(backend, str):
+            raise ValueError(f"MacAgent-v0: backend must be 'sim', a MacBackend or a factory; got {backend!r}")
+        made = backend() if callable(backend) and not isinstance(backend, MacBackend) else backend
+        if not isinstance(made, MacBackend):
+            raise ValueError(f"MacAgent-v0: {type(made).__name__} does not implement the MacBackend interface")
+        return made
+
+    # ------------------------------------------------------------------ spaces
+    def extra_observation_spaces(self) -> dict[str, spaces.Space]:
+        return {"a11y": UnicodeText(_A11Y_MAX), "instruction": UnicodeText(_INSTRUCTION_MAX)}
+
+    def extra_observation(self) -> dict[str, Any]:
+        self._refresh_screen()
+        return {"a11y": self._a11y[:_A11Y_MAX], "instruction": self.task.instruction[:_INSTRUCTION_MAX]}
+
+    # ------------------------------------------------------------------ tasks
+    def task_ids(self) -> list[str]:
+        return list(self._variants)
+
+    def seeds(self) -> list[SeedTask]:
+        """The seed tasks of the suite (each expands into ``task_ids()``' 4 variants)."""
+        return list(self._seeds.values())
+
+    def load_task(self, task_id: str) -> MacTask:
+        if task_id in self._cache:
+            return self._cache[task_id]
+        if task_id not in self._variants:
+            hint = ", ".join(list(self._variants)[:6])
+            raise ValueError(f"MacAgent-v0: unknown task_id {task_id!r}; ids look like {hint}, … ({len(self._variants)} in all)")
+        seed, k = self._variants[task_id]
+        task = self._cache[task_id] = seed.variant(k)
+        return task
+
+    def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> MacTask:
+        if isinstance(spec, MacTask):
+            return spec
+        if isinstance(spec, (str, Path)):
+            return task_from_data(load_json(spec, "MacAgent task"), str(spec))
+        if not isinstance(spec, Mapping):
+            raise ValueError(f"MacAgent-v0: options['task'] must be a dict or a path, got {type(spec).__name__}")
+        return task_from_data(dict(spec), "inline task")
+
+    def sample_task(self, rng: np.random.Generator) -> MacTask:
+        if self.suite == "train":
+            seeds = list(self._seeds.values())
+            return seeds[int(rng.integers(len(seeds)))].sample(rng)
+        return super().sample_task(rng)
+
+    def task_id_of(self, task: Any) -> str:
+        return task.id
+
+    def task_metadata(self) -> dict[str, Any]:
+        return self.task.metadata()
+
+    # ------------------------------------------------------------------ episode
+    def begin(self, task: MacTask) -> str:
+        self.backend.reset(now=task.reference_time, home=self._home)
+        self.shim.reset()
+        if self._sandbox is not None:
+            self._sandbox.reset()
+        run_setup(task, self._ctx)
+        self._baselines = {}
+        for checkpoint in task.checkpoints:
+            if checkpoint.guard:
+                value, error = read_checkpoint(checkpoint, self._ctx)
+                if error is not None:
+                    raise TaskFormatError(f"{task.source}: task {task.id!r}: guard checkpoint {checkpoint.name!r} cannot read its baseline: {error}")
+                self._baselines[checkpoint.name] = value
+        self._screen_dirty = True
+        return task.instruction
+
+    def act(self, action: str | dict[str, Any]) -> ActionOutcome:
+        parsed = parse_action(action)
+        if parsed.kind == "control":
+            if parsed.word == "WAIT":
+                return ActionOutcome(text="Waited.", info={"action_kind": "control"})
+            ended = "declared the task done" if parsed.word == "DONE" else "gave up on the task"
+            return ActionOutcome(text=f"Episode over: you {ended} ({parsed.word}).", terminated=True, info={"action_kind": "control"})
+        self._screen_dirty = True  # any other action may change the screen, even when it fails halfway
+        if parsed.kind == "computer":
+            before = self.shim.events
+            self.shim.perform(parsed.verb, parsed.params)
+            return ActionOutcome(text=f"{parsed.verb}: done ({self.shim.events - before} input event(s)).", info={"action_kind": "gui"})
+        if parsed.kind == "bash":
+            out = self.backend.run_shell(parsed.code, timeout=self.shell_timeout)
+            return ActionOutcome(text=self._scrub(out.text), info={"action_kind": "cli", "exit_code": out.exit_code})
+        if parsed.kind == "applescript":
+            try:
+                result = self.backend.run_applescript(parsed.code)
+            except self._applescript_errors as exc:
+                raise ActionError("applescript_error", self._scrub(str(exc))) from None
+            return ActionOutcome(text=self._scrub(result) if result else "(no result)", info={"action_kind": "cli"})
+        return self._run_python(parsed.code)
+
+    def _run_python(self, code: str) -> ActionOutcome:
+        before = self.shim.events
+        calls = straight_line_calls(code)
+        if calls is not None:
+            run_calls(self.shim, calls)
+            value = None
+            if calls and calls[-1].name in ("position", "size", "onScreen"):
+                value = getattr(self.shim, calls[-1].name)(*calls[-1].args, **calls[-1].kwargs)
+            text = f"OK ({self.shim.events - before} input event(s))." + (f"\n{value}" if value is not None else "")
+            return ActionOutcome(text=text, info={"action_kind": "gui"})
+        result = self._python_sandbox().run(code)
+        if result.error and result.error_kind != "output":
+            raise ActionError(f"python_{result.error_kind or 'error'}", self._scrub(result.text))
+        text = result.text if (result.stdout or result.value) else f"OK ({self.shim.events - before} input event(s))."
+        return ActionOutcome(text=self._scrub(text), info={"action_kind": "gui"})
+
+    def _python_sandbox(self) -> Any:
+        if self._sandbox is None:
+            from mmenvs.sandbox import PythonSandbox
+
+            # Position/size come back as plain tuples over the wire; keep pyautogui's Point/Size names.
+            self._sandbox = PythonSandbox(tools=self.shim.tools(), timeout=self.python_timeout)
+        return self._sandbox
+
+    def evaluate(self) -> Evaluation:
+        results = [
+            evaluate_checkpoint(cp, self._ctx, self._baselines.get(cp.name)) for cp in self.task.checkpoints
+        ]
+        return self._score(results)
+
+    def _score(self, results: list[CheckpointResult]) -> Evaluation:
+        passed = sum(r.passed for r in results)
+        records = [self._scrub_value(r.as_dict()) for r in results]
+        return Evaluation(passed / len(results), passed == len(results), {"checkpoints": records, "checkpoints_passed": passed})
+
+    # ------------------------------------------------------------------ frames
+    def _refresh_screen(self) -> None:
+        if not self._screen_dirty:
+            return
+        screen = np.asarray(self.backend.screenshot(), dtype=np.uint8)
+        if self._screen is None or screen.shape != self._screen.shape or not np.array_equal(screen, self._screen):
+            self._screen = screen
+            self.images.add(screen, op="screenshot")
+        elif not len(self.images):
+            self.images.add(screen, op="screenshot")
+        if self.use_a11y:
+            self._a11y = self._scrub(self.backend.accessibility_tree())
+        self._screen_dirty = False
+
+    def frame(self) -> np.ndarray | None:
+        if self.task is None:
+            return None
+        self._refresh_screen()
+        return self._screen
+
+    # ------------------------------------------------------------------ agents
+    def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
+        """The next action of the task's reference solution (by step count), then ``DONE``."""
+        solution = self.task.reference_solution
+        return solution[self.steps] if self.steps < len(solution) else "DONE"
+
+    def random_action(self, rng: np.random.Generator) -> str | dict[str, Any]:
+        """A random GUI or shell action: clicks, typing, keys and scrolls anywhere, a harmless shell command, or WAIT."""
+        width, height = self.backend.screen_size
+        x, y = int(rng.integers(width)), int(rng.integers(height))
+        kind = int(rng.choice(8, p=[0.3, 0.1, 0.1, 0.15, 0.1, 0.1, 0.1, 0.05]))
+        if kind == 0:
+            return f"```python\nimport pyautogui\npyautogui.click({x}, {y})\n```"
+        if kind == 1:
+            return {"action_type": "DOUBLE_CLICK", "x": x, "y": y}
+        if kind == 2:
+            return {"action_type": "RIGHT_CLICK", "x": x, "y": y}
+        if kind == 3:
+            word = "".join(chr(ord("a") + int(c)) for c in rng.integers(0, 26, size=int(rng.integers(1, 8))))
+            return {"action_type": "TYPING", "text": word}
+        if kind == 4:
+            return {"action_type": "PRESS", "key": ["enter", "tab", "esc", "backspace", "down", "up"][int(rng.integers(6))]}
+        if kind == 5:
+            return {"action_type": "SCROLL", "dy": int(rng.integers(-5, 6))}
+        if kind == 6:
+            return "```bash\n" + ["ls", "pwd", "ls ~/Desktop", "date", "echo hello"][int(rng.integers(5))] + "\n```"
+        return "WAIT"
+
+    # ------------------------------------------------------------------ helpers
+    def _scrub(self, text: str) -> str:
+        """Replace the host path of the home folder by ``~``: temp paths never reach obs or info."""
+        return text.replace(str(self._home), "~") if isinstance(text, str) else text
+
+    def _scrub_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._scrub(value)
+        if isinstance(value, list):
+            return [self._scrub_value(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._scrub_value(v) for k, v in value.items()}
+        return value
+
+    def shutdown(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+        try:
+            self.backend.close()
+        finally:
+            shutil.rmtree(self._home_dir, ignore_errors=True)
