@@ -96,7 +96,7 @@ class MacAgentEnv(MMEnv):
         suite: str = "test",
         tasks: str | Path | None = None,
         screen_size: tuple[int, int] = (1280, 800),
-        obs_size: tuple[int, int] = (400, 640),
+        obs_size: tuple[int, int] = (400, 640),  # half the default screen, same aspect: no letterbox bars
         a11y: bool = True,
         shell_timeout: float = 10.0,
         python_timeout: float = 10.0,
@@ -125,7 +125,7 @@ class MacAgentEnv(MMEnv):
         self._a11y = ""
         self._baselines: dict[str, Any] = {}
         self._applescript_errors = _applescript_error_types()
-        super().__init__(**kwargs)
+        super().__init__(obs_size=obs_size, **kwargs)
 
     @staticmethod
     def _make_backend(backend: Any, screen_size: tuple[int, int]) -> MacBackend:
