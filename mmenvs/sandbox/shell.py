@@ -303,7 +303,7 @@ class ShellSandbox:
                     pass
             self._stop()
             raise RuntimeError(f"the sandbox shell failed to start: {err.strip() or 'no error output'}")
-        self._base = self._tree_pids()
+        self._base = self._current_pids()
 
     def _tree_pids(self) -> set[int]:
         if self._proc is None:
@@ -452,20 +452,41 @@ class ShellSandbox:
         res.stdout, c1 = out.text(self.max_output_chars)
         res.stderr, c2 = err.text(self.max_output_chars)
         res.truncated = c1 or c2
+        strays = self._kill_strays()
+        if strays:
+            res.notice = f"[{strays} background process(es) left by the command were stopped]"
         return res
+
+    def _current_pids(self) -> set[int]:
+        if self._cgroup is not None:
+            return set(self._cgroup.pids())
+        return self._tree_pids()
+
+    def _kill_strays(self, budget: float = 2.0) -> int:
+        """Stop every process the command left behind (background jobs, fork bombs)."""
+        killed: set[int] = set()
+        deadline = time.monotonic() + budget
+        while time.monotonic() < deadline:
+            strays = self._current_pids() - self._base
+            if not strays:
+                break
+            for pid in strays:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            killed |= strays
+            time.sleep(0.002)
+        return len(killed)
 
     def _after_timeout(self, res: ShellResult, captures: tuple[_Capture, _Capture]) -> ShellResult:
         res.timed_out = True
         res.exit_code = 124
         # First stop only what the command started: if the shell itself is idle it answers and
         # keeps its state.  A busy shell (a builtin loop) is replaced.
-        for pid in self._tree_pids() - self._base:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        self._kill_strays(budget=0.5)
         try:
-            got = self._drain(captures, time.monotonic() + 0.3, res.host_calls)
+            got = self._drain(captures, time.monotonic() + 0.3)
         except (_Timeout, _ShellDied):
             got = None
         out, err = captures
@@ -484,8 +505,7 @@ class ShellSandbox:
         res.truncated = c1 or c2
         return res
 
-    def _drain(self, captures: tuple[_Capture, _Capture], deadline: float,
-               host_calls: list[dict[str, Any]]) -> str | None:
+    def _drain(self, captures: tuple[_Capture, _Capture], deadline: float) -> str | None:
         """Keep reading after a timeout until the end marker; returns the cwd or None."""
         assert self._proc is not None and self._proc.stdout and self._proc.stderr
         out, err = captures
