@@ -52,6 +52,7 @@ GRAMMAR_HINT = (
     "Send one of: DONE, FAIL, WAIT; a ```python block of pyautogui calls; a ```bash block; an ```applescript block; "
     'or a computer-use JSON object like {"action_type": "CLICK", "x": 100, "y": 200}.'
 )
+MAX_SLEEP_S = 3600.0
 BUTTONS = {"left": "left", "right": "right", "middle": "middle", "primary": "left", "secondary": "right"}
 
 
@@ -163,8 +164,9 @@ class PyAutoGUIShim:
     """pyautogui's API on a ``MacBackend``: what ``import pyautogui`` gives agent code.
 
     Coordinates must lie on the screen (pyautogui's fail-safe corner is not emulated: every on-screen
-    point is valid). Key names are pyautogui's; the backend rejects unknown ones. ``sleep`` and the
-    ``duration``/``interval`` arguments are accepted and ignored: the simulated desktop has no real time.
+    point is valid). Key names are pyautogui's; the backend rejects unknown ones. Nothing really sleeps:
+    ``sleep(n)`` moves the desktop's clock on by ``n`` seconds when the backend has one to move
+    (``advance_time``; timers count down), and ``duration``/``interval`` arguments are accepted and ignored.
     Every method raises ``ActionError`` on bad input, before touching the desktop.
     """
 
@@ -351,9 +353,12 @@ class PyAutoGUIShim:
 
     # --- the rest
     def sleep(self, seconds: Any = 0) -> None:
-        """Accepted for compatibility; the simulated desktop has no real time to wait for."""
+        """Let ``seconds`` pass on the desktop's clock (at most an hour per call); never sleeps for real."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
             raise ActionError("bad_arguments", f"pyautogui.sleep: seconds must be a number >= 0, got {seconds!r}")
+        advance = getattr(self.backend, "advance_time", None)
+        if advance is not None and seconds:
+            advance(min(float(seconds), MAX_SLEEP_S))
 
     def position(self) -> tuple[int, int]:
         """The pointer's (x, y)."""

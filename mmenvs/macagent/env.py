@@ -14,9 +14,10 @@ from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeTe
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, read_checkpoint
-from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, load_suite, run_setup, task_from_data
+from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
 
 SUITES = ("test", "train")
+WAIT_SECONDS = 5.0  # how far WAIT moves the desktop clock (backends that have one)
 _A11Y_MAX = 65_536
 _INSTRUCTION_MAX = 8_192
 
@@ -189,6 +190,11 @@ class MacAgentEnv(MMEnv):
 
     # ------------------------------------------------------------------ episode
     def begin(self, task: MacTask) -> str:
+        set_pages = getattr(self.backend, "set_web_pages", None)
+        if set_pages is not None:
+            set_pages(task.web_pages)
+        elif task.web_pages:
+            raise TaskSetupError(f"{task.source}: task {task.id!r} serves web pages, which this backend ({type(self.backend).__name__}) cannot")
         self.backend.reset(now=task.reference_time, home=self._home)
         self.shim.reset()
         if self._sandbox is not None:
@@ -208,7 +214,11 @@ class MacAgentEnv(MMEnv):
         parsed = parse_action(action)
         if parsed.kind == "control":
             if parsed.word == "WAIT":
-                return ActionOutcome(text="Waited.", info={"action_kind": "control"})
+                advance = getattr(self.backend, "advance_time", None)
+                if advance is not None:
+                    advance(WAIT_SECONDS)
+                    self._screen_dirty = True  # the menu-bar clock and running timers moved
+                return ActionOutcome(text=f"Waited {WAIT_SECONDS:g} s.", info={"action_kind": "control"})
             ended = "declared the task done" if parsed.word == "DONE" else "gave up on the task"
             return ActionOutcome(text=f"Episode over: you {ended} ({parsed.word}).", terminated=True, info={"action_kind": "control"})
         self._screen_dirty = True  # any other action may change the screen, even when it fails halfway

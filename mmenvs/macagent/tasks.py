@@ -18,6 +18,7 @@ Fields of a seed task::
     checkpoints         [{"name", "tag", "getter", "metric"}]  (see checkpoints.py)
     reference_solution  list of actions in the env grammar (actions.py)
     params              {"name": [values…] | {"range": [lo, hi]} | {"template": "…{{other}}…"}}
+    web_pages           optional {"url": "html"}: the offline web Safari (and curl) serve for this task
     interaction         optional "gui" | "cli" | "both": checked against the reference solution
     notes               optional free text for authors
 """
@@ -54,7 +55,7 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*((?:\|[a-z_]+(?::-?\d+)?)*)\s*\}\}")
 _TOP_FIELDS = {
     "id", "instruction", "category", "apps", "reference_time", "setup", "checkpoints", "reference_solution",
-    "params", "interaction", "notes",
+    "params", "interaction", "notes", "web_pages",
 }
 _REQUIRED_FIELDS = ("id", "instruction", "category", "apps", "reference_time", "checkpoints", "reference_solution")
 
@@ -85,6 +86,7 @@ class MacTask:
     interaction: str
     params: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    web_pages: dict[str, str] = field(default_factory=dict)
 
     @property
     def tags(self) -> list[str]:
@@ -359,10 +361,14 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
         raise _err(source, "reference_solution", "holds no GUI or CLI action, so the interaction kind is unknown")
     if "notes" in data and not isinstance(data["notes"], str):
         raise _err(source, "notes", "must be a string")
+    web_pages = _need(data.get("web_pages", {}), dict, source, "web_pages", 'an object {"url": "html", …}')
+    for url, page in web_pages.items():
+        if not (url.startswith(("http://", "https://")) and isinstance(page, str)):
+            raise _err(source, f"web_pages[{url!r}]", "keys must be http(s) URLs and values the page text")
     return MacTask(
         id=data["id"], seed_id=seed.id, variant=variant, instruction=instruction, category=category, apps=tuple(apps),
         reference_time=reference_time, setup=tuple(setup), checkpoints=tuple(checkpoints),
-        reference_solution=tuple(solution), interaction=declared, params=values, source=source,
+        reference_solution=tuple(solution), interaction=declared, params=values, source=source, web_pages=dict(web_pages),
     )
 
 
