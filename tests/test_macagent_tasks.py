@@ -267,6 +267,7 @@ def test_substitute_filters_and_types():
     (lambda d: d["checkpoints"].append(copy.deepcopy(d["checkpoints"][0])), "checkpoint names must be unique"),
     (lambda d: d["params"].update(n={"range": [5, 1]}), r"field 'params.n.range'"),
     (lambda d: d["params"].update(title=[]), r"field 'params.title': a list of values must not be empty"),
+    (lambda d: d.update(web_pages={"ftp://x": "page"}), r"field 'web_pages\['ftp://x'\]': keys must be http\(s\) URLs"),
 ])
 def test_validation_errors_name_file_and_field(mutate, message):
     with pytest.raises(TaskFormatError, match=message) as info:
@@ -297,6 +298,7 @@ def test_setup_writes_files_runs_steps_and_reports_failures(ctx):
     seed = validate_seed(bad(lambda d: d["setup"].extend([
         {"type": "file", "path": "~/Documents/t.csv", "generator": {"name": "csv", "args": {"header": ["a", "b"], "rows": [[1, "x, y"]]}}},
         {"type": "file", "path": "~/Documents/deep/er/bin.dat", "generator": {"name": "bytes", "args": {"size": 300, "seed": 3}}},
+        {"type": "file", "path": "~/Documents/app.log", "generator": {"name": "shuffled_lines", "args": {"counts": {"ERROR x": "{{n}}", "INFO y": 4}, "seed": 1}}},
         {"type": "applescript", "script": 'tell application "Notes" to make new note with properties {name:"Pre", body:"b"}'},
         {"type": "open_app", "app": "Notes"},
     ])), "seed.json")
@@ -307,6 +309,8 @@ def test_setup_writes_files_runs_steps_and_reports_failures(ctx):
     assert (home / "Documents/title.txt").read_text() == "Reading List\n"
     assert (home / "Documents/t.csv").read_text() == 'a,b\n1,"x, y"\n'
     assert (home / "Documents/deep/er/bin.dat").read_bytes() == np.random.default_rng(3).integers(0, 256, 300, dtype=np.uint8).tobytes()
+    log = (home / "Documents/app.log").read_text().splitlines()
+    assert sorted(log) == ["ERROR x"] * task.params["n"] + ["INFO y"] * 4 and log != sorted(log)
     assert ctx.backend.notes == [{"name": "Pre", "body": "b"}] and ctx.backend.front == "Notes"
     failing = validate_seed(bad(lambda d: d["setup"].append({"type": "shell", "command": "exit 3"})), "seed.json").variant(0)
     with pytest.raises(TaskSetupError, match=r"task 'notes-make-v0', setup\[2\] \(shell\): command failed"):

@@ -556,6 +556,13 @@ def _gen_numbered(prefix: str, count: int, start: int = 1) -> bytes:
     return "".join(f"{prefix} {n}\n" for n in range(start, start + int(count))).encode()
 
 
+def _gen_shuffled_lines(counts: dict[str, int], seed: int = 0) -> bytes:
+    """Each line of ``counts`` repeated its count of times, in a seeded shuffled order (log-like files)."""
+    lines = [line for line, n in counts.items() for _ in range(int(n))]
+    order = np.random.default_rng(int(seed)).permutation(len(lines))
+    return "".join(lines[i] + "\n" for i in order).encode()
+
+
 def _gen_csv(rows: list[list[Any]], header: list[str] | None = None, delimiter: str = ",") -> bytes:
     """A CSV table (optional header row)."""
     import csv
@@ -593,7 +600,7 @@ def _gen_bytes(size: int, seed: int = 0) -> bytes:
 
 #: Content generators for ``{"type": "file", "generator": {"name", "args"}}`` setup steps.
 GENERATORS: dict[str, Callable[..., bytes]] = {
-    "lines": _gen_lines, "numbered": _gen_numbered, "csv": _gen_csv, "json": _gen_json, "png": _gen_png, "bytes": _gen_bytes,
+    "lines": _gen_lines, "numbered": _gen_numbered, "shuffled_lines": _gen_shuffled_lines, "csv": _gen_csv, "json": _gen_json, "png": _gen_png, "bytes": _gen_bytes,
 }
 
 
