@@ -420,6 +420,11 @@ class _Worker:
         os.dup2(devnull, 2)
         os.close(devnull)
         write_frame(self.wfd, ready)
+        # Modules every run needs, imported while the parent has nothing for us yet (a spare
+        # worker is fully warm by the time it is used).
+        import ast  # noqa: F401
+        import linecache  # noqa: F401
+        import traceback  # noqa: F401
         while True:
             try:
                 msg = self.reader.read_frame()
@@ -436,9 +441,22 @@ class _Worker:
                                        "error_kind": "crash"})
 
 
+def apply_limits(limits: dict) -> None:
+    """Set this process's rlimits (soft = hard, so they cannot be raised again without privileges)."""
+    import resource
+
+    names = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
+             "nproc": resource.RLIMIT_NPROC, "core": resource.RLIMIT_CORE}
+    for key, value in limits.items():
+        if value is not None:
+            hard = value + 5 if key == "cpu" else value  # SIGXCPU first, SIGKILL 5 s later
+            resource.setrlimit(names[key], (value, hard))
+
+
 def main(argv: list) -> None:
     rfd, wfd = int(argv[1]), int(argv[2])
-    extra_paths = [p for p in argv[3:] if p]
+    apply_limits(json.loads(argv[3]))
+    extra_paths = [p for p in argv[4:] if p]
     sys.path[:0] = [p for p in extra_paths if p not in sys.path]
     sys.argv = ["sandbox"]
     _Worker(rfd, wfd).serve()

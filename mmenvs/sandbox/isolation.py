@@ -271,6 +271,14 @@ class PidsCgroup:
         except OSError:
             return None
 
+    def add(self, pid: int) -> None:
+        """Move a task (and, for threads, its whole process) into this cgroup."""
+        try:
+            with open(self.procs_file, "w") as fh:
+                fh.write(str(pid))
+        except ProcessLookupError:
+            pass
+
     def pids(self) -> list[int]:
         try:
             return [int(x) for x in Path(self.procs_file).read_text().split()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import select
 import shutil
@@ -16,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from . import _worker as wire
 from .isolation import (
     PidsCgroup,
     bwrap_command,
-    make_preexec,
     process_limit_kind,
     python_paths,
     resolve_isolation,
@@ -91,7 +93,10 @@ class _Worker:
         w2p_r, w2p_w = os.pipe()
         _, site_dirs = python_paths()
         exe = os.path.realpath(sys.executable)
-        argv = [exe, "-S", "-B", "-c", _WORKER_SOURCE, str(p2w_r), str(w2p_w), *site_dirs]
+        limits = {"as": sb.memory_mb * 1024 * 1024, "cpu": sb.cpu_seconds, "fsize": sb.tmpfs_mb * 1024 * 1024,
+                  "core": 0, "nproc": sb.max_processes if self.cgroup is None and sb.max_processes and
+                  os.geteuid() != 0 else None}
+        argv = [exe, "-S", "-B", "-c", _WORKER_SOURCE, str(p2w_r), str(w2p_w), json.dumps(limits), *site_dirs]
         env = {
             "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
@@ -109,18 +114,22 @@ class _Worker:
             self.tmpdir = tempfile.mkdtemp(prefix="mmenvs-sandbox-")
             env.update(HOME=self.tmpdir, TMPDIR=self.tmpdir, MPLCONFIGDIR=os.path.join(self.tmpdir, ".matplotlib"))
             cmd, cwd = argv, self.tmpdir
-        preexec = make_preexec(memory_mb=sb.memory_mb, cpu_seconds=sb.cpu_seconds, file_mb=sb.tmpfs_mb,
-                               max_processes=sb.max_processes, cgroup=self.cgroup)
+        # No preexec_fn: it would force a full fork() of this (large) process.  The worker sets its
+        # own rlimits before it reads anything, and joins the cgroup below.
         try:
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                pass_fds=(p2w_r, w2p_w), preexec_fn=preexec, start_new_session=True, env=env, cwd=cwd)
+                pass_fds=(p2w_r, w2p_w), start_new_session=True, env=env, cwd=cwd)
         finally:
             os.close(p2w_r)
             os.close(w2p_w)
+        if self.cgroup is not None:
+            self.cgroup.add(self.proc.pid)
         self.wfd, self.rfd = p2w_w, w2p_r
         _set_nonblocking(self.rfd)
         _set_nonblocking(self.wfd)
+        self.poller = select.poll()
+        self.poller.register(self.rfd, select.POLLIN | select.POLLHUP | select.POLLERR)
         init = {"op": "init", "tools": sorted(sb._tools), "preload": sb.preload, "prewarm": list(sb.prewarm),
                 "max_output": sb.max_output_chars, "max_value": sb.max_value_chars,
                 "max_bytes": sb.max_message_bytes}
@@ -147,15 +156,16 @@ class _Worker:
                 raise _ChannelBroken(str(exc)) from None
 
     def _fill_buf(self, deadline: float, want: int) -> None:
-        """Read at least one chunk into the buffer (waiting until ``deadline``)."""
+        """Wait (until ``deadline``) for data and read at least one chunk into the buffer."""
         while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout
+            if not self.poller.poll(max(1, int(remaining * 1000) + 1)):
+                continue
             try:
                 chunk = os.read(self.rfd, max(65536, min(want, 1 << 24)))
             except BlockingIOError:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _Timeout from None
-                select.select([self.rfd], [], [], remaining)
                 continue
             except OSError as exc:
                 raise _ChannelBroken(str(exc)) from None
@@ -212,7 +222,15 @@ class _Worker:
         self.ready = True
         if self.proc is not None and self.proc.stderr is not None:
             self.proc.stderr.close()
-        if self.cgroup is not None:
+        if self.cgroup is not None and self.proc is not None:
+            # bwrap may have forked before its pid joined the cgroup: move the whole tree in now,
+            # before any agent code runs, so everything the agent starts is counted.
+            try:
+                tree = [self.proc.pid, *(c.pid for c in psutil.Process(self.proc.pid).children(recursive=True))]
+            except psutil.Error:
+                tree = [self.proc.pid]
+            for pid in tree:
+                self.cgroup.add(pid)
             self.base_pids = set(self.cgroup.pids())
 
     def stderr_text(self) -> str:
