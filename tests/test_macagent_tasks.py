@@ -267,7 +267,7 @@ def test_substitute_filters_and_types():
     (lambda d: d["checkpoints"].append(copy.deepcopy(d["checkpoints"][0])), "checkpoint names must be unique"),
     (lambda d: d["params"].update(n={"range": [5, 1]}), r"field 'params.n.range'"),
     (lambda d: d["params"].update(title=[]), r"field 'params.title': a list of values must not be empty"),
-    (lambda d: d.update(web_pages={"ftp://x": "page"}), r"field 'web_pages\['ftp://x'\]': keys must be http\(s\) URLs"),
+    (lambda d: d.update(web_pages={"ftp://x": "page"}), r'field .web_pages\["ftp://x"\].: keys must be http\(s\) URLs'),
 ])
 def test_validation_errors_name_file_and_field(mutate, message):
     with pytest.raises(TaskFormatError, match=message) as info:

@@ -364,7 +364,7 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
     web_pages = _need(data.get("web_pages", {}), dict, source, "web_pages", 'an object {"url": "html", …}')
     for url, page in web_pages.items():
         if not (url.startswith(("http://", "https://")) and isinstance(page, str)):
-            raise _err(source, f"web_pages[{url!r}]", "keys must be http(s) URLs and values the page text")
+            raise _err(source, f"web_pages[{json.dumps(url)}]", "keys must be http(s) URLs and values the page text")
     return MacTask(
         id=data["id"], seed_id=seed.id, variant=variant, instruction=instruction, category=category, apps=tuple(apps),
         reference_time=reference_time, setup=tuple(setup), checkpoints=tuple(checkpoints),
