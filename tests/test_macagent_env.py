@@ -358,3 +358,20 @@ def test_inline_task_and_unknown_ids(env, task_dir):
     assert info["task_id"] == "inline-one-v0"
     with pytest.raises(ValueError, match="unknown task_id 'nope'"):
         env.reset(options={"task_id": "nope"})
+
+
+def test_summarize_episodes_scores_checkpoints_per_tag():
+    records = [
+        {"task_meta": {"multi_app": True}, "final_info": {"checkpoints": [
+            {"tag": "research", "passed": True}, {"tag": "app_state", "passed": False}, {"tag": "app_state", "passed": True}]}},
+        {"task_meta": {"multi_app": False}, "final_info": {"checkpoints": [{"tag": "file_ops", "passed": True}]}},
+        {"task_meta": {"multi_app": False}, "error": "crashed"},
+    ]
+    tables = MacAgentEnv.summarize_episodes(records)["tables"]
+    assert tables["Checkpoint score by capability tag (all tasks)"] == {
+        "app_state": {"score": 0.5, "passed": 1, "checkpoints": 2},
+        "file_ops": {"score": 1.0, "passed": 1, "checkpoints": 1},
+        "research": {"score": 1.0, "passed": 1, "checkpoints": 1},
+    }
+    assert set(tables["Checkpoint score by capability tag (multi-app tasks)"]) == {"app_state", "research"}
+    assert MacAgentEnv.summarize_episodes([]) == {}

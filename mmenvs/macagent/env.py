@@ -272,6 +272,27 @@ class MacAgentEnv(MMEnv):
         records = [self._scrub_value(r.as_dict()) for r in results]
         return Evaluation(passed / len(results), passed == len(results), {"checkpoints": records, "checkpoints_passed": passed})
 
+    @classmethod
+    def summarize_episodes(cls, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """Checkpoint Score per capability tag (MacAgentBench Table 5): passed / all checkpoints with the tag,
+        over every episode and over multi-app episodes, from each record's final ``info["checkpoints"]``."""
+        tables: dict[str, dict[str, dict[str, float]]] = {}
+        for title, keep in (("Checkpoint score by capability tag (all tasks)", lambda r: True),
+                            ("Checkpoint score by capability tag (multi-app tasks)", lambda r: bool((r.get("task_meta") or {}).get("multi_app")))):
+            counts: dict[str, list[int]] = {}
+            for record in records:
+                checkpoints = (record.get("final_info") or {}).get("checkpoints")
+                if not keep(record) or not isinstance(checkpoints, list):
+                    continue
+                for checkpoint in checkpoints:
+                    tally = counts.setdefault(str(checkpoint.get("tag")), [0, 0])
+                    tally[0] += bool(checkpoint.get("passed"))
+                    tally[1] += 1
+            if counts:
+                tables[title] = {tag: {"score": passed / total, "passed": passed, "checkpoints": total}
+                                 for tag, (passed, total) in sorted(counts.items())}
+        return {"tables": tables} if tables else {}
+
     # ------------------------------------------------------------------ frames
     def _refresh_screen(self) -> None:
         if not self._screen_dirty:
