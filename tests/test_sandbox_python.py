@@ -407,3 +407,34 @@ def test_forged_frames_from_the_worker_kill_only_the_worker() -> None:
 def test_wire_header_is_network_order() -> None:
     assert wire.HEADER.size == 12 and wire.HEADER.pack(1, 2) == struct.pack("!IQ", 1, 2)
     assert os.path.basename(wire.__file__) == "_worker.py"
+
+
+def test_image_tools_over_the_episode_store() -> None:
+    from mmenvs.core.images import ImageStore
+    from mmenvs.sandbox.images import image_tools
+
+    store = ImageStore()
+    first = store.add(np.full((4, 5, 3), 10, np.uint8))
+    with PythonSandbox(tools=image_tools(store), isolation="rlimit-only") as sb:
+        res = sb.run(f"img = load_image({first!r})\n"
+                     "brighter = (img + 5).astype(img.dtype)\n"
+                     f"save_image(brighter, parents=[{first!r}])")
+        assert res.value == "'img_1'", res.text
+        assert store.get("img_1")[0, 0, 0] == 15 and store.parents("img_1") == ("img_0",)
+        assert store.record("img_1").op == "code"
+        assert store.get("img_0")[0, 0, 0] == 10
+        res = sb.run("try:\n    load_image('img_7')\nexcept KeyError as e:\n    print('missing:', e)")
+        assert res.stdout.startswith("missing: ") and "ImageNotFound" in res.stdout
+        res = sb.run("save_image(img.astype('float32'))")
+        assert "ValueError: save_image expects dtype uint8" in res.error
+        assert len(store) == 2
+
+
+def test_process_limit_kind_reports_how_processes_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert iso.process_limit_kind(None, 0) == "none"
+    monkeypatch.setattr(iso, "_warned_nproc", False)
+    monkeypatch.setattr(iso.os, "geteuid", lambda: 0)
+    with pytest.warns(SandboxWarning, match="process-count limit is NOT enforced"):
+        assert iso.process_limit_kind(None, 64) == "none"
+    monkeypatch.setattr(iso.os, "geteuid", lambda: 1000)
+    assert iso.process_limit_kind(None, 64) == "rlimit"

@@ -12,6 +12,7 @@ Three layers, each holding if the one before it is bypassed:
 shell confined to a per-episode home directory.  See docs/sandbox.md.
 """
 
+from .images import image_tools
 from .isolation import SandboxUnavailable, SandboxWarning
 from .policy import DEFAULT_ALLOWED_IMPORTS, Policy, PolicyViolation
 from .python import PythonSandbox, RunResult
@@ -27,4 +28,5 @@ __all__ = [
     "SandboxWarning",
     "ShellResult",
     "ShellSandbox",
+    "image_tools",
 ]

@@ -307,15 +307,17 @@ class _Worker:
             return reply.get("value")
         import builtins
 
-        etype = reply.get("etype") or "ToolError"
+        etype = reply.get("etype") or "Exception"
         cls = getattr(builtins, etype, None)
         message = str(reply.get("error", "tool failed"))
-        if isinstance(cls, type) and issubclass(cls, Exception) and cls not in (SystemExit,):
+        if (isinstance(cls, type) and issubclass(cls, Exception) and cls is not Exception):
             try:
-                raise cls(message)
-            except TypeError:
-                pass
-        raise self.ToolError(f"{etype}: {message}")
+                exc = cls(message)
+            except TypeError:  # built-ins with other signatures (e.g. UnicodeDecodeError)
+                exc = None
+            if exc is not None:
+                raise exc
+        raise self.ToolError(message)
 
     def make_proxy(self, name: str):
         call = self.call_tool

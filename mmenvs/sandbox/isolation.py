@@ -360,10 +360,22 @@ def make_preexec(*, memory_mb: int | None, cpu_seconds: int | None, file_mb: int
     return preexec
 
 
+_warned_nproc = False
+
+
 def process_limit_kind(cgroup: PidsCgroup | None, max_processes: int | None) -> str:
-    """How the process-count limit is enforced: "cgroup", "rlimit" or "none"."""
-    if max_processes is None:
+    """How the process-count limit is enforced: "cgroup", "rlimit" or "none" (warned once)."""
+    global _warned_nproc
+    if not max_processes:
         return "none"
     if cgroup is not None:
         return "cgroup"
-    return "rlimit" if os.geteuid() != 0 else "none"
+    if os.geteuid() != 0:
+        return "rlimit"
+    if not _warned_nproc:
+        _warned_nproc = True
+        warnings.warn("mmenvs.sandbox: running as root without a writable pids cgroup "
+                      f"({CGROUP_V1_PIDS} or cgroup v2 with the pids controller): RLIMIT_NPROC does not bind "
+                      "for root, so the process-count limit is NOT enforced (fork bombs are stopped only by "
+                      "the timeout).", SandboxWarning, stacklevel=3)
+    return "none"

@@ -498,9 +498,14 @@ class PythonSandbox:
             value = fn(*args, **kwargs)
         except Exception as exc:  # a failing tool becomes an exception in the agent's code
             # KeyError's str() is the repr of its key; pass the key itself so it is not quoted twice.
-            text = str(exc.args[0]) if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+            text = str(exc.args[0]) if type(exc) is KeyError and len(exc.args) == 1 else str(exc)
             record["error"] = f"{type(exc).__name__}: {text}"
-            return {"op": "result", "ok": False, "etype": type(exc).__name__, "error": text}
+            # The worker re-raises the nearest built-in type, so `except KeyError` catches an
+            # ImageNotFound(KeyError); the original class name stays in the message.
+            base = next((c for c in type(exc).__mro__ if c.__module__ == "builtins"), Exception)
+            if base is not type(exc):
+                text = f"{type(exc).__name__}: {text}"
+            return {"op": "result", "ok": False, "etype": base.__name__, "error": text}
         try:
             frame = wire.encode_frame({"op": "result", "ok": True, "value": value})
         except (wire.WireError, ValueError, TypeError, RecursionError) as exc:
