@@ -138,6 +138,9 @@ def test_python_getters(ctx):
     assert py("file_json", path="~/Documents/v.json") == [1, 2]
     assert py("file_csv", path="~/Documents/t.csv") == [["x", "y"], ["1", "2"]]
     assert py("file_digest", path="~/Documents/t.csv") == hashlib.sha256(b"x,y\n1,2\n").hexdigest()
+    assert py("files_equal", path="~/Documents/t.csv", other="~/Documents/t.csv") is True
+    assert py("files_equal", path="~/Documents/t.csv", other="~/Documents/v.json") is False
+    assert py("files_equal", path="~/Documents/t.csv", other="~/Documents/none") is False
     assert py("dir_listing", path="~/Documents", pattern="*.txt") == ["a b.txt", "c.txt"]
     assert py("dir_listing", path="~/Documents", kind="dir") == ["sub"]
     assert py("dir_listing", path="~/Nowhere") is None

@@ -168,6 +168,13 @@ def file_digest(ctx: GetterContext, path: str) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
+@getter("files_equal")
+def files_equal(ctx: GetterContext, path: str, other: str) -> bool:
+    """Whether the files at ``path`` and ``other`` both exist and hold the same bytes."""
+    first, second = _read_bytes(ctx, path), _read_bytes(ctx, other)
+    return first is not None and first == second
+
+
 @getter("dir_listing")
 def dir_listing(ctx: GetterContext, path: str, pattern: str = "*", kind: str = "any") -> list[str] | None:
     """Sorted names in the folder ``path`` matching the glob ``pattern`` (``kind``: any, file or dir).
