@@ -1,0 +1,121 @@
+"""``System Events``: appearance preferences, processes and synthetic keystrokes.
+
+The desktop owns the state; this app only exposes it to AppleScript:
+
+* ``appearance`` — a mutable mapping holding ``dark mode`` (bool) and the other appearance
+  preferences (``highlight color``, ``font smoothing``, ``scroll bar action`` …);
+* ``processes`` — a callable returning the running apps as dicts with ``name``, ``frontmost``,
+  ``visible`` and optionally ``bundle identifier``;
+* ``activate`` — called with an app name when a script sets ``frontmost`` of a process to true;
+* ``keystroke`` / ``key code`` go to the host's ``keystroke`` / ``key_code`` callbacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+from .errors import ERR_CANT_SET, ERR_NO_SUCH_OBJECT, AppleScriptError
+from .model import STANDARD_COMMANDS, AppleScriptHost, ObjectRef, ScriptableAppBase, Terminology
+from .values import Constant, source_form
+
+APPEARANCE = ObjectRef("appearance preferences object", "appearance preferences")
+_PROCESS_PROPS = ("name", "frontmost", "visible", "bundle identifier", "displayed name", "unix id")
+
+
+class SystemEventsApp(ScriptableAppBase):
+    """The ``System Events`` application over desktop-provided state (see the module docstring)."""
+
+    name = "System Events"
+
+    def __init__(self, host: AppleScriptHost, appearance: MutableMapping[str, Any] | None = None,
+                 processes: Callable[[], list[dict[str, Any]]] | None = None,
+                 activate: Callable[[str], None] | None = None) -> None:
+        self.host = host
+        self.appearance: MutableMapping[str, Any] = appearance if appearance is not None else {
+            "dark mode": False, "highlight color": "blue", "font smoothing": True,
+            "scroll bar action": Constant("jump to next page")}
+        self._processes = processes or (lambda: [])
+        self._activate = activate
+        self.terminology = Terminology(
+            classes={"process": "processes", "application process": "application processes",
+                     "appearance preferences object": "appearance preferences objects"},
+            properties=frozenset({"appearance preferences", "dark mode", "highlight color", "font smoothing",
+                                  "scroll bar action", "name", "frontmost", "visible", "bundle identifier",
+                                  "displayed name", "unix id", "version"}),
+            commands={**STANDARD_COMMANDS, "keystroke": ("using",), "key code": ("using",)},
+            constants=frozenset({"jump to here", "jump to next page"}))
+
+    def describe(self, obj: ObjectRef) -> str:
+        if obj == APPEARANCE:
+            return 'appearance preferences of application "System Events"'
+        return f'{obj.cls} {source_form(obj.id)} of application "System Events"'
+
+    def _procs(self) -> list[dict[str, Any]]:
+        return list(self._processes())
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls in ("process", "application process"):
+            return [ObjectRef(cls, p["name"]) for p in self._procs()]
+        return super().elements(container, cls)
+
+    def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
+        if container is None and cls in ("process", "application process"):
+            for p in self._procs():
+                if str(p["name"]).lower() == str(name).lower():
+                    return ObjectRef(cls, p["name"])
+        return None
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None:
+            if prop == "appearance preferences":
+                return APPEARANCE
+            if prop == "name":
+                return self.name
+            if prop == "version":
+                return "1.3.6"
+            raise AppleScriptError(f"Can’t get {prop}.", ERR_NO_SUCH_OBJECT)
+        if obj == APPEARANCE:
+            if prop in self.appearance:
+                return self.appearance[prop]
+            raise AppleScriptError(f"Can’t get {prop} of appearance preferences.", ERR_NO_SUCH_OBJECT)
+        for p in self._procs():
+            if p["name"] == obj.id:
+                if prop in p:
+                    return p[prop]
+                if prop == "displayed name":
+                    return p["name"]
+                if prop in _PROCESS_PROPS:
+                    return None
+                break
+        raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj == APPEARANCE and prop in self.appearance:
+            if prop in ("dark mode", "font smoothing") and not isinstance(value, bool):
+                raise AppleScriptError(f"Can’t make {source_form(value)} into type boolean.", -1700)
+            self.appearance[prop] = value
+            return
+        if obj is not None and obj.cls in ("process", "application process") and prop == "frontmost":
+            if value is True and self._activate is not None:
+                self._activate(str(obj.id))
+                return
+        target = "application" if obj is None else self.describe(obj)
+        raise AppleScriptError(f"Can’t set {prop} of {target} to {source_form(value)}.", ERR_CANT_SET)
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        using = params.get("using", [])
+        mods = [m.name if isinstance(m, Constant) else str(m) for m in (using if isinstance(using, list) else [using])]
+        if name == "keystroke":
+            if not isinstance(direct, str):
+                raise AppleScriptError(f"Can’t make {source_form(direct)} into type text.", -1700)
+            self.host.keystroke(direct, mods)
+            return None
+        if name == "key code":
+            codes = direct if isinstance(direct, list) else [direct]
+            for code in codes:
+                if not isinstance(code, int) or isinstance(code, bool):
+                    raise AppleScriptError(f"Can’t make {source_form(code)} into type integer.", -1700)
+                self.host.key_code(code, mods)
+            return None
+        return super().command(name, direct, params)
