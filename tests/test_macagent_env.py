@@ -300,10 +300,10 @@ def test_bad_actions_are_error_observations_and_leave_the_desktop_alone(env):
 
 def test_python_beyond_straight_line_calls_runs_in_the_sandbox(env):
     env.reset(options={"task_id": "fake-note-gui-v2"})
-    obs, _, _, _, info = env.step("```python\nimport pyautogui\nfor w in ['Bu', 'dg', 'et']:\n    pyautogui.write(w)\n"
-                                  "pyautogui.press('enter')\nprint(pyautogui.position(), pyautogui.size())\n```")
+    obs, _, _, _, info = env.step("```python\nimport pyautogui, time\nfor w in ['Bu', 'dg', 'et']:\n    pyautogui.write(w)\n"
+                                  "    time.sleep(0.5)\npyautogui.press('enter')\nprint(pyautogui.position().x, pyautogui.size())\n```")
     assert info["action_error"] is None, obs["text"]
-    assert "(160, 100)" in obs["text"] or "[160, 100]" in obs["text"]
+    assert obs["text"] == "160 Size(width=320, height=200)"
     assert [n["name"] for n in env.backend.notes] == ["Budget"]
     obs, _, _, _, info = env.step("```python\nimport pyautogui\nx = 1 / 0\n```")
     assert info["action_error_kind"].startswith("python_") and "ZeroDivisionError" in obs["text"]

@@ -30,6 +30,25 @@ def _applescript_error_types() -> tuple[type[BaseException], ...]:
     return (BackendError, AppleScriptError)
 
 
+# Runs (trusted) in the sandbox worker before agent code: tuples cross the wire as plain sequences, so
+# position()/size() get pyautogui's named tuples back; time.sleep moves the desktop clock instead of blocking.
+_SANDBOX_PRELOAD = """
+def _mmenvs_pyautogui():
+    import collections, time
+    import pyautogui
+    Point = collections.namedtuple("Point", "x y")
+    Size = collections.namedtuple("Size", "width height")
+    raw_position, raw_size = pyautogui.position, pyautogui.size
+    pyautogui.Point, pyautogui.Size = Point, Size
+    pyautogui.position = lambda: Point(*raw_position())
+    pyautogui.size = lambda: Size(*raw_size())
+    pyautogui.PAUSE, pyautogui.FAILSAFE = 0.0, False
+    time.sleep = pyautogui.sleep
+_mmenvs_pyautogui()
+del _mmenvs_pyautogui
+"""
+
+
 class MacAgentEnv(MMEnv):
     """Operate a macOS-like desktop by GUI actions and shell commands, freely mixed (MacAgentBench).
 
@@ -257,8 +276,7 @@ class MacAgentEnv(MMEnv):
         if self._sandbox is None:
             from mmenvs.sandbox import PythonSandbox
 
-            # Position/size come back as plain tuples over the wire; keep pyautogui's Point/Size names.
-            self._sandbox = PythonSandbox(tools=self.shim.tools(), timeout=self.python_timeout)
+            self._sandbox = PythonSandbox(tools=self.shim.tools(), timeout=self.python_timeout, preload=_SANDBOX_PRELOAD)
         return self._sandbox
 
     def evaluate(self) -> Evaluation:
