@@ -102,18 +102,34 @@ class RougeLPairs:
             if j is not None:
                 self._lcs[i, j] = len(x)
                 self._known[i, j] = True
+        self._f = np.empty_like(self._lcs)
+        self._update_f()
+        self._f.flags.writeable = False
+        self._known.flags.writeable = False
+        # no duplicates on either side: the unique matrices are the answer as they are
+        self._identity = len(self._xs) == len(xs) and len(self._ys) == len(ys)
 
-    def _f(self) -> np.ndarray:
+    def _update_f(self, rows: np.ndarray | slice = slice(None), cols: np.ndarray | slice = slice(None)) -> None:
+        total = self._total[rows, cols]
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self._total > 0, 2.0 * self._lcs / self._total, 1.0)
+            self._f[rows, cols] = np.where(total > 0, 2.0 * self._lcs[rows, cols] / total, 1.0)
+
+    def _expand(self, unique: np.ndarray) -> np.ndarray:
+        if self._identity:
+            return unique
+        return unique[np.ix_(self._x_index, self._y_index)]
 
     def upper(self) -> np.ndarray:
-        """F-measure per pair: exact where known, an upper bound elsewhere."""
-        return self._f()[np.ix_(self._x_index, self._y_index)]
+        """F-measure per pair: exact where known, an upper bound elsewhere (read-only)."""
+        return self._expand(self._f)
 
     def known(self) -> np.ndarray:
-        """Boolean mask of the pairs whose value in :meth:`upper` is exact."""
-        return self._known[np.ix_(self._x_index, self._y_index)]
+        """Boolean mask of the pairs whose value in :meth:`upper` is exact (read-only)."""
+        return self._expand(self._known)
+
+    def value(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Current value (exact or bound) of the pairs ``(xs[rows[k]], ys[cols[k]])``."""
+        return self._f[self._x_index[np.asarray(rows, dtype=np.intp)], self._y_index[np.asarray(cols, dtype=np.intp)]]
 
     def refine(self, rows: np.ndarray, cols: np.ndarray) -> int:
         """Compute the exact value of the pairs ``(xs[rows[k]], ys[cols[k]])``; returns how many changed state."""
@@ -131,16 +147,21 @@ class RougeLPairs:
         px, py = np.nonzero(~self._known)
         if px.size:
             self._settle(px, py)
-        return self.upper()
+        return self.upper().copy()
 
     def _settle(self, px: np.ndarray, py: np.ndarray) -> None:
+        self._known.flags.writeable = True
+        self._f.flags.writeable = True
         self._known[px, py] = True
         is_long = np.array([len(x) > _WORD_BITS for x in self._xs])[px]
         for i, j in zip(px[is_long].tolist(), py[is_long].tolist()):
             self._lcs[i, j] = lcs_length(self._xs[i], self._ys[j])
-        px, py = px[~is_long], py[~is_long]
-        if px.size:
-            self._lcs[px, py] = _lcs_pairs(self._xs, self._ys, px, py)
+        short_x, short_y = px[~is_long], py[~is_long]
+        if short_x.size:
+            self._lcs[short_x, short_y] = _lcs_pairs(self._xs, self._ys, short_x, short_y)
+        self._update_f(px, py)
+        self._known.flags.writeable = False
+        self._f.flags.writeable = False
 
 
 def _unique(seqs: Sequence[Sequence[Hashable]]) -> tuple[list[tuple], np.ndarray]:
@@ -153,25 +174,30 @@ def _unique(seqs: Sequence[Sequence[Hashable]]) -> tuple[list[tuple], np.ndarray
 
 def _occurrence_overlap(xs: list[tuple], ys: list[tuple]) -> np.ndarray:
     """Number of shared token occurrences (the k-th "the" of x meets the k-th "the" of y) per pair."""
-    vocab: dict[tuple[Hashable, int], int] = {}
+    vocab: dict[Hashable, int] = {}
+    sides = []
+    for seqs in (xs, ys):
+        tokens = np.array([vocab.setdefault(t, len(vocab)) for seq in seqs for t in seq], dtype=np.int64)
+        owner = np.repeat(np.arange(len(seqs), dtype=np.int64), [len(seq) for seq in seqs])
+        sides.append((tokens, owner, _occurrence_rank(tokens, owner, len(vocab) + 1)))
+    ranks = max(int(rank.max(initial=0)) for _, _, rank in sides) + 1
+    width = max(len(vocab), 1) * ranks
+    x, y = (sparse.csr_matrix((np.ones(tokens.size, dtype=np.int32), (owner, tokens * ranks + rank)), shape=(len(seqs), width))
+            for (tokens, owner, rank), seqs in zip(sides, (xs, ys)))
+    return np.asarray((x @ y.T).toarray(), dtype=np.int64)
 
-    def incidence(seqs: list[tuple]) -> sparse.csr_matrix:
-        indices: list[int] = []
-        indptr = [0]
-        for seq in seqs:
-            seen: dict[Hashable, int] = {}
-            for token in seq:
-                k = seen[token] = seen.get(token, 0) + 1
-                indices.append(vocab.setdefault((token, k), len(vocab)))
-            indptr.append(len(indices))
-        data = np.ones(len(indices), dtype=np.int32)
-        return sparse.csr_matrix((data, np.array(indices, dtype=np.int64), np.array(indptr, dtype=np.int64)),
-                                 shape=(len(seqs), max(len(vocab), 1)))
 
-    x_inc = incidence(xs)
-    y_inc = incidence(ys)
-    x_inc.resize((len(xs), max(len(vocab), 1)))
-    return np.asarray((x_inc @ y_inc.T).toarray(), dtype=np.int64)
+def _occurrence_rank(tokens: np.ndarray, owner: np.ndarray, stride: int) -> np.ndarray:
+    """For each token, how many equal tokens precede it in its sequence (0 for the first "the", 1 for the second)."""
+    rank = np.zeros_like(tokens)
+    if tokens.size == 0:
+        return rank
+    order = np.lexsort((np.arange(tokens.size), tokens, owner))
+    key = owner[order] * stride + tokens[order]
+    starts = np.r_[True, key[1:] != key[:-1]]
+    run_start = np.maximum.accumulate(np.where(starts, np.arange(key.size), 0))
+    rank[order] = np.arange(key.size) - run_start
+    return rank
 
 
 def _lcs_pairs(xs: list[tuple], ys: list[tuple], px: np.ndarray, py: np.ndarray) -> np.ndarray:

@@ -80,7 +80,6 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, get_args
@@ -280,18 +279,19 @@ def diff_snapshots(before: Snapshot, after: Snapshot,
     A row present in both whose only differences are in ``ignore_columns[table]`` is unchanged.
     """
     diffs: dict[str, TableDiff] = {}
-    for table in sorted(set(before) | set(after)):
+    for table in sorted(before.keys() | after.keys()):
         old, new = before.get(table, {}), after.get(table, {})
+        if old is new:
+            continue
         ignored = set((ignore_columns or {}).get(table, ()))
         d = TableDiff(
-            created={rid: row for rid, row in new.items() if rid not in old},
-            deleted={rid: row for rid, row in old.items() if rid not in new},
+            created={rid: new[rid] for rid in sorted(new.keys() - old.keys(), key=_sort_key)},
+            deleted={rid: old[rid] for rid in sorted(old.keys() - new.keys(), key=_sort_key)},
         )
-        for rid, a in new.items():
-            b = old.get(rid)
-            if b is None or b is a or b == a:
-                continue
-            if ignored and all(b.get(c) == a.get(c) for c in (set(b) | set(a)) - ignored):
+        changed = [rid for rid, b in old.items() if b != new.get(rid, b)]
+        for rid in changed:
+            b, a = old[rid], new[rid]
+            if ignored and all(b.get(c) == a.get(c) for c in (b.keys() | a.keys()) - ignored):
                 continue
             d.updated[rid] = (b, a)
         if len(d):
@@ -319,33 +319,22 @@ class _Column:
         self.text: RougeLPairs | None = None
         values = list(expected) + list(actual)
         if kind == "text":
-            self.tokens = [tokenize(v) for v in values]
+            self.values = values  # tokenized on demand: paired rows are often simply equal
         elif kind == "number":
+            parsed = _encoded(values, _number_parts)
             codes: dict[Any, int] = {}
-            floats = np.full(len(values), np.nan)
-            raw = np.full(len(values), -1, dtype=np.int64)  # -1: a number; else the code of the raw value
-            for i, v in enumerate(values):
-                f = _to_float(v)
-                if f is None:
-                    raw[i] = codes.setdefault(_json_key(v), len(codes))
-                else:
-                    floats[i] = f
-            self.floats, self.raw = floats, raw
+            self.floats = np.array([f for f, _ in parsed], dtype=np.float64)
+            # -1: a number; otherwise the code of the raw value that did not parse
+            self.raw = np.array([-1 if raw is None else codes.setdefault(raw, len(codes)) for _, raw in parsed], dtype=np.int64)
         elif kind == "datetime":
+            parsed = _encoded(values, _datetime_keys)
             codes = {}
-            full = np.empty(len(values), dtype=np.int64)
-            day = np.empty(len(values), dtype=np.int64)
-            date_only = np.zeros(len(values), dtype=bool)
-            for i, v in enumerate(values):
-                full_key, day_key, date_only[i] = _datetime_keys(v)
-                full[i] = codes.setdefault(full_key, len(codes))
-                day[i] = codes.setdefault(day_key, len(codes))
-            self.full, self.day, self.date_only = full, day, date_only
+            self.full = np.array([codes.setdefault(k, len(codes)) for k, _, _ in parsed], dtype=np.int64)
+            self.day = np.array([codes.setdefault(k, len(codes)) for _, k, _ in parsed], dtype=np.int64)
+            self.date_only = np.array([only for _, _, only in parsed], dtype=bool)
         else:
-            key = _EXACT_KEYS[kind]
             codes = {}
-            self.codes = np.fromiter((codes.setdefault(key(v), len(codes)) for v in values),
-                                     dtype=np.int64, count=len(values))
+            self.codes = np.array([codes.setdefault(k, len(codes)) for k in _encoded(values, _EXACT_KEYS[kind])], dtype=np.int64)
 
     def _split(self, arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return arr[: self.n_e], arr[self.n_e:]
@@ -353,16 +342,17 @@ class _Column:
     def paired(self) -> np.ndarray:
         """Similarity of expected[k] and actual[k] for each k (both sides the same length)."""
         if self.kind == "text":
-            es, as_ = self.tokens[: self.n_e], self.tokens[self.n_e:]
-            return np.array([rouge_l(e, a) for e, a in zip(es, as_)], dtype=np.float64)
+            es, as_ = self.values[: self.n_e], self.values[self.n_e:]
+            return np.array([1.0 if e == a else rouge_l(tokenize(e), tokenize(a)) for e, a in zip(es, as_)], dtype=np.float64)
         return self._compare(lambda x: x, lambda y: y)
 
     def outer(self) -> np.ndarray:
         """Similarity of every (expected, actual) pair; text columns give exact-or-upper-bound values
-        (see :meth:`refine`)."""
+        (see ``RougeLPairs``)."""
         if self.kind == "text":
             if self.text is None:
-                self.text = RougeLPairs(self.tokens[: self.n_e], self.tokens[self.n_e:])
+                tokens = _encoded(self.values, tokenize)
+                self.text = RougeLPairs(tokens[: self.n_e], tokens[self.n_e:])
             return self.text.upper()
         return self._compare(lambda x: x[:, None], lambda y: y[None, :])
 
@@ -397,6 +387,28 @@ def _to_float(value: Any) -> float | None:
             return None
         return f if math.isfinite(f) else None
     return None
+
+
+def _number_parts(value: Any) -> tuple[float, Any]:
+    f = _to_float(value)
+    return (math.nan, ("raw", _json_key(value))) if f is None else (f, None)
+
+
+def _encoded(values: Sequence[Any], encode: Callable[[Any], Any]) -> list:
+    """``[encode(v) for v in values]``, encoding each distinct value once (columns repeat values a lot)."""
+    cache: dict[tuple[type, Any], Any] = {}
+    out = []
+    for v in values:
+        try:
+            key = (v.__class__, v)  # the type too: 1, 1.0 and True are equal dict keys
+            hit = cache.get(key, cache)
+        except TypeError:  # unhashable (a list or dict from a spec)
+            out.append(encode(v))
+            continue
+        if hit is cache:
+            hit = cache[key] = encode(v)
+        out.append(hit)
+    return out
 
 
 def _normalise_json(value: Any) -> Any:
@@ -469,8 +481,18 @@ def _list_key(value: Any) -> Any:
     items = _decoded(value)
     if not isinstance(items, list):
         return ("raw", _json_key(value))
-    counts = Counter(json.dumps(_normalise_json(v), sort_keys=True, default=str) for v in items)
-    return ("list", tuple(sorted(counts.items())))
+    return ("list", tuple(sorted(_element_key(v) for v in items)))  # a sorted tuple is the multiset
+
+
+def _element_key(value: Any) -> tuple:
+    # tagged so that elements of different types sort without comparing them
+    if type(value) is str:
+        return (0, value)
+    if isinstance(value, bool):
+        return (2, value)
+    if isinstance(value, (int, float)):
+        return (1, int(value) if isinstance(value, float) and value.is_integer() else value)
+    return (3, json.dumps(_normalise_json(value), sort_keys=True, default=str))
 
 
 _EXACT_KEYS: dict[str, Callable[[Any], Any]] = {
@@ -654,14 +676,20 @@ def _expand(index: int, spec: ChangeSpec, before: Snapshot, kinds_of: dict[str, 
     known_columns = set(kinds) if kinds else (set(next(iter(initial.values()))) if initial else None)
     skip = set(spec.ignore) | {c for c, k in (kinds or {}).items() if k == "bookkeeping"}
 
+    checked: dict[tuple, tuple[str, ...]] = {}  # rows of a spec mostly share their columns
+
     def columns_for(given: Iterable[str], *, drop_id: bool) -> tuple[str, ...]:
-        cols = list(spec.compare) if spec.compare is not None else [c for c in given if not (drop_id and c == "id")]
+        cols = tuple(spec.compare) if spec.compare is not None else tuple(c for c in given if not (drop_id and c == "id"))
+        hit = checked.get(cols)
+        if hit is not None:
+            return hit
         if known_columns is not None:
             for c in cols:
                 if c not in known_columns:
                     raise ValueError(f"{where}: column {c!r} is not a column of table {spec.table!r}; "
                                      f"columns: {', '.join(sorted(known_columns))}")
-        return tuple(c for c in cols if c not in skip)
+        hit = checked[cols] = tuple(c for c in cols if c not in skip)
+        return hit
 
     def initial_row(rid: Any, at: str) -> Row:
         if rid not in initial:
@@ -813,36 +841,38 @@ def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> 
             exact_sims[column] = sims
             base += (has * weight)[:, None] * sims
 
-    def total() -> np.ndarray:
-        m = base.copy()
-        for col, has in text.values():
-            m += (has * weight)[:, None] * col.outer()
-        return m
-
-    matrix = total()
+    # text pairs not computed yet hold an upper bound, so the matrix bounds every pair score from above
+    matrix = base.copy()
+    for col, has in text.values():
+        matrix += (has * weight)[:, None] * col.outer()
     for _ in range(_REFINE_ROUNDS):
         r, c = linear_sum_assignment(matrix, maximize=True)
         if not text:
             break
-        changed = 0
+        exact = base[r, c]
         for col, has in text.values():
             sel = has[r]
-            changed += col.text.refine(r[sel], c[sel])
-        if not changed:
-            break  # every chosen pair is exact, and no assignment beats the bound: optimal
-        matrix = total()
+            col.text.refine(r[sel], c[sel])
+            exact = exact + np.where(sel, weight[r] * col.text.value(r, c), 0.0)
+        stale = exact < matrix[r, c] - 1e-12
+        if not stale.any():
+            # the chosen pairs are exact and no assignment beats the bound, so this one is optimal
+            break
+        matrix[r[stale], c[stale]] = exact[stale]
     else:
-        for col, _ in text.values():
-            col.text.exact()
-        matrix = total()
+        matrix = base.copy()
+        for col, has in text.values():
+            matrix += (has * weight)[:, None] * col.text.exact()
         r, c = linear_sum_assignment(matrix, maximize=True)
 
-    text_sims = {name: col.outer() for name, (col, _) in text.items()}
+    chosen = {name: s[r, c] for name, s in exact_sims.items()}
+    chosen.update({name: col.text.value(r, c) for name, (col, _) in text.items()})
+    scores = matrix[r, c] if not text else base[r, c] + sum(
+        np.where(has[r], weight[r] * col.text.value(r, c), 0.0) for col, has in text.values())
     out = []
-    for i, j in zip(r.tolist(), c.tolist()):
+    for k, (i, j) in enumerate(zip(r.tolist(), c.tolist())):
         compared = rows[i].columns
-        cols = {name: float(s[i, j]) for name, s in {**exact_sims, **text_sims}.items() if name in compared}
-        out.append((i, j, float(matrix[i, j]), cols))
+        out.append((i, j, float(scores[k]), {name: float(v[k]) for name, v in chosen.items() if name in compared}))
     return out
 
 
