@@ -1,0 +1,446 @@
+"""MMToolSandbox-v0: a stateful multi-app phone world driven by a scripted user, scored by entity diff."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, parse_tool_call
+
+from .catalog import full_name_map, toolset_tools
+from .scenario import Scenario, load_scenario, shipped_scenario_paths
+from .schema import column_kinds
+from .scoring import snapshot, score_entity_diff
+from .search import ToolSearch
+from .tools import Tool, make_tool
+from .user import ScriptedUser, UserMessage, UserSimulator
+from .world import ToolError, World
+
+MODES = ("code", "tool")
+_RESULT_CHARS = 20_000
+_WORDS = ("please", "done", "send", "the", "photo", "message", "contact", "event", "cart", "note", "task", "email", "pay", "ok")
+_CODE_PREAMBLE = (
+    "Mode: code. Reply with one ```python``` block to run it in a persistent Python sandbox where every tool is a "
+    "function (find tools with search_tools(query='...'); results are returned as Python values, print what you "
+    "need). Text without a code block is your reply to the user."
+)
+_TOOL_PREAMBLE = (
+    'Mode: tool. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to '
+    "the user. Start with search_tools (query words match tool names, apps and descriptions); execute_code runs Python "
+    "in a sandbox where tools are functions."
+)
+
+
+def search_tools(world: World, query: str, page: int = 0, page_size: int = 5) -> dict[str, Any]:
+    """Find tools by keywords; the tools found become callable (your working set holds the 100 most recently used).
+
+    Scores each query word: +2 when it is in a tool's name, +1.5 in its app, +1 in its description.
+
+    Args:
+        query: keywords, e.g. "send message" or "calendar create event"
+        page: result page (5 results a page by default)
+        page_size: results per page (1-20)
+    """
+    raise RuntimeError("search_tools is run by the environment")  # the env binds it to its ToolSearch
+
+
+def execute_code(world: World, code: str) -> dict[str, Any]:
+    """Run Python code in the sandboxed interpreter, where every tool in your working set is a function.
+
+    Variables persist between calls; print what you want to see.
+
+    Args:
+        code: Python source to run
+    """
+    raise RuntimeError("execute_code is run by the environment")
+
+
+SEARCH_TOOL: Tool = make_tool(search_tools, "meta", kind="read")
+EXECUTE_TOOL: Tool = make_tool(execute_code, "meta")
+
+
+class MMToolSandboxEnv(MMEnv):
+    """A simulated phone with 16 apps: ground the user's images into tool calls that change the world.
+
+    ## Description
+    Reimplements MM-ToolSandBox (see ``seeds/mm-toolsandbox.md``). Each episode runs a scenario: an
+    in-memory SQLite world (contacts, messages, calendar, notes, todo, email, payments, expenses,
+    shopping, music, files, photos, settings, …), a scripted user who sends queries and images round
+    by round, and the expected change of the world. The agent discovers tools with ``search_tools``,
+    calls them, and replies to the user; the user then corrects, changes the goal, or moves on.
+
+    ## Observation Space
+    ``Dict(text=UnicodeText, image=Box(0, 255, (H, W, 3), uint8))``: ``text`` is what is new — the
+    user's message (with the ids of attached images), tool results, code output, or an error;
+    ``image`` is the newest image the agent has (a user image, one made by a visual tool, or the one
+    it viewed), letterboxed to ``obs_size``. ``info["images"]`` lists image ids new this step.
+
+    ## Action Space
+    A string. ``mode="code"`` (default): one fenced Python block, run in a persistent sandbox where
+    tools are functions; text without a block is a reply to the user. ``mode="tool"``: one JSON tool
+    call ``{"name": ..., "arguments": {...}}`` (``search_tools`` and ``execute_code`` always
+    available), or plain text as a reply. Dict actions: ``{"name", "arguments"}``, ``{"code": ...}``
+    or ``{"reply": ...}``.
+
+    ## Rewards
+    Entity F1 between the world's change and the scenario's expected change (Hungarian matching per
+    table and op, per-column similarity; unexpected changes lower precision), paid at the end, or as
+    per-step changes with ``reward_mode="progress"``. ``info``: ``entity_f1``, ``precision``, ``recall``,
+    ``entity_diff`` (per-change details), ``side_effects``, ``tools_surfaced``, ``tools_invoked``, and
+    the recall of the reference solution's tools among them.
+
+    ## Starting State
+    A scenario from ``registry/toolsandbox/scenarios`` chosen by ``options={"task_id": ...}``, given
+    inline with ``options={"task": dict or path}``, or drawn with ``np_random``.
+
+    ## Episode End
+    Terminated when the user ends the conversation (after the last round, or after repeated failure);
+    truncated when the conversation reaches ``max_messages`` (the scenario's, 100 by default) messages,
+    counting user messages, agent actions and tool results.
+
+    ## Arguments
+    ``mode`` ("code" | "tool"), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
+    (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
+    default), ``sandbox_timeout`` (s), ``sandbox_isolation``, ``obs_size``, ``reward_mode``,
+    ``render_mode``, ``max_steps`` (overrides the message budget).
+
+    ## Examples
+    >>> import gymnasium as gym, mmenvs
+    >>> env = gym.make("MMToolSandbox-v0", mode="tool")
+    >>> obs, info = env.reset(options={"task_id": "contacts_business_card"})
+    >>> obs, reward, terminated, truncated, info = env.step('{"name": "search_tools", "arguments": {"query": "create contact"}}')
+    """
+
+    max_steps = 100
+    cheap_evaluation = False  # a full snapshot per step would dominate step time; refreshed at the end
+
+    def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
+                 pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
+                 sandbox_timeout: float = 10.0, sandbox_isolation: str = "auto", **kwargs: Any) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self._max_steps_given = kwargs.get("max_steps") is not None
+        super().__init__(**kwargs)
+        self.mode = mode
+        self.toolset = toolset
+        self.tools = toolset_tools(toolset)
+        unknown = [p for p in pinned_tools if p not in self.tools]
+        if unknown:
+            raise ValueError(f"pinned_tools: unknown tools {unknown} in toolset {toolset!r}")
+        meta = ["search_tools"] + (["execute_code"] if mode == "tool" else [])
+        self.search = ToolSearch(self.tools, pinned=[*meta, *pinned_tools], capacity=working_set_size)
+        self.user = user or ScriptedUser()
+        self.sandbox_timeout = sandbox_timeout
+        self.sandbox_isolation = sandbox_isolation
+        self._sandbox: Any = None
+        self._kinds = column_kinds()
+        self._scenarios: dict[str, Scenario] = {}
+        self.world: World | None = None
+        self._before: Any = None
+        self.messages = 0
+        self._current_image: str | None = None
+        self._oracle_cursor = 0
+        self._shown_count = 0
+        self._transcript: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ tasks
+    def task_ids(self) -> list[str]:
+        return list(shipped_scenario_paths())
+
+    def load_task(self, task_id: str) -> Scenario:
+        paths = shipped_scenario_paths()
+        if task_id not in paths:
+            raise ValueError(f"MMToolSandbox-v0: unknown task_id {task_id!r}; valid ids: {', '.join(paths)}")
+        if task_id not in self._scenarios:  # parsed and its template built once per env
+            scenario = load_scenario(paths[task_id])
+            if scenario.id != task_id:
+                raise ValueError(f"{paths[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
+            self._scenarios[task_id] = scenario
+        return self._scenarios[task_id]
+
+    def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> Scenario:
+        return load_scenario(spec)
+
+    def task_metadata(self) -> dict[str, Any]:
+        meta = self.task.metadata
+        return {"flow_type": meta["flow_type"], "challenge_type": meta["challenge_type"], "image_arrival": meta["image_arrival"],
+                "apps": list(meta["apps"]), "num_images": len(self.task.images), "num_rounds": len(self.task.rounds)}
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        info["images"] = sorted(self.world.visible, key=lambda i: int(i.split("_")[1])) if self.world else []
+        return observation, info
+
+    def begin(self, task: Scenario) -> str:
+        if self.world is not None:
+            self.world.close()
+        self.world = World.from_template(task.template(), task.reference_time, self.images)
+        for key, pixels in zip(task.images, task.pixels()):
+            self.images.add(pixels, op="scenario_image", meta={"key": key})
+        self._before = snapshot(self.world.conn)
+        self.search.reset()
+        if not self._max_steps_given:
+            self.max_steps = task.max_messages
+        self.messages = 0
+        self._current_image = None
+        self._oracle_cursor = 0
+        self._shown_count = 0
+        self._transcript = []
+        if self._sandbox is not None:
+            self._sandbox.reset()
+        first = self.user.start(task)
+        preamble = _CODE_PREAMBLE if self.mode == "code" else _TOOL_PREAMBLE
+        now = task.reference_time.strftime("%A %Y-%m-%d %H:%M")
+        return f"{preamble}\nCurrent device time: {now}.\n\n{self._deliver(first)}"
+
+    def _deliver(self, message: UserMessage) -> str:
+        """Count a user message, make its images visible, and render it for the agent."""
+        self.messages += 1
+        ids = [self.task.image_id(k) for k in message.images]
+        for image_id in ids:
+            self.world.visible.add(image_id)
+            self._current_image = image_id
+        self._transcript.append({"role": "user", "text": message.text, "images": ids, "kind": message.kind})
+        text = f"User: {message.text}"
+        if ids:
+            text += f"\n[The user attached {len(ids)} image(s): {', '.join(ids)}]"
+        if message.end:
+            text += "\n[The user ended the conversation.]"
+        return text
+
+    def act(self, action: str | dict[str, Any]) -> ActionOutcome:
+        self.messages += 1
+        images_before = len(self.images)
+        kind, payload = self._classify(action)
+        if kind == "reply":
+            return self._reply(payload)
+        if kind == "code":
+            text, info = self._run_code(payload)
+            self.messages += 1
+            return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info(info))
+        call = payload
+        self.messages += 1
+        if call.name == "execute_code":
+            arguments = EXECUTE_TOOL.bind(call.arguments)
+            text, info = self._run_code(arguments["code"])
+            return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info(info))
+        try:
+            result = self._call(call.name, call.arguments)
+        except ToolError as exc:
+            raise ActionError("tool_error", f"{call.name}: {exc}") from None
+        text = f"Result of {call.name}:\n" + _dump(result)
+        return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info({"tool": call.name}))
+
+    def _classify(self, action: str | dict[str, Any]) -> tuple[str, Any]:
+        if isinstance(action, dict):
+            if "reply" in action or "say" in action:
+                text = action.get("reply", action.get("say"))
+                if not isinstance(text, str):
+                    raise ActionError("bad_action_dict", "a reply must be a string")
+                return "reply", text
+            if "code" in action:
+                if self.mode != "code":
+                    raise ActionError("wrong_mode", 'tool mode runs code through the execute_code tool: {"name": "execute_code", "arguments": {"code": ...}}')
+                if not isinstance(action["code"], str):
+                    raise ActionError("bad_action_dict", "code must be a string")
+                return "code", action["code"]
+            if self.mode == "code":
+                raise ActionError("wrong_mode", 'code mode takes {"code": ...} or {"reply": ...}; call tools from Python code')
+            return "call", parse_tool_call(action)
+        if not isinstance(action, str):
+            raise ActionError("bad_action_type", f"Expected a string or a dict, got {type(action).__name__}.")
+        if self.mode == "code":
+            block = extract_code(action, ("python",))
+            return ("code", block.code) if block is not None else ("reply", action.strip())
+        stripped = action.strip()
+        looks_like_call = stripped.startswith(("{", "[")) or "<tool_call>" in stripped.lower() or re.search(r"```(json)?\s*\n\s*[\[{]", stripped)
+        if looks_like_call:
+            return "call", parse_tool_call(action)
+        return "reply", stripped
+
+    def _reply(self, text: str) -> ActionOutcome:
+        if not text:
+            raise ActionError("empty_reply", "An empty reply: write a message to the user, or act.")
+        self._transcript.append({"role": "agent", "text": text})
+        message = self.user.reply(text)
+        return ActionOutcome(text=self._deliver(message), terminated=message.end, info=self._step_info({"user": message.kind}))
+
+    def _call(self, name: str, arguments: Any) -> Any:
+        """Run one tool for the agent (tool mode and code mode alike): working-set check, validation, savepoint."""
+        if not isinstance(name, str):
+            raise ToolError(f"a tool name must be a string, got {name!r}")
+        if name == "search_tools":
+            return self.search.search(**SEARCH_TOOL.bind(arguments))
+        tool = self.search.require(name)
+        return tool.invoke(self.world, arguments)
+
+    def _host_function(self, name: str, tool: Tool | None) -> Any:
+        params = [p.name for p in (tool.params if tool is not None else SEARCH_TOOL.params)]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > len(params):
+                raise ToolError(f"{name} takes at most {len(params)} positional arguments ({', '.join(params)}), got {len(args)}")
+            merged = dict(zip(params, args))
+            clash = set(merged) & set(kwargs)
+            if clash:
+                raise ToolError(f"{name}: {sorted(clash)} given both by position and by keyword")
+            merged.update(kwargs)
+            return self._call(name, merged)
+
+        return call
+
+    def _sandbox_instance(self) -> Any:
+        if self._sandbox is None:
+            from mmenvs.sandbox import PythonSandbox
+
+            functions = {name: self._host_function(name, tool) for name, tool in self.tools.items()}
+            functions["search_tools"] = self._host_function("search_tools", None)
+            self._sandbox = PythonSandbox(tools=functions, timeout=self.sandbox_timeout, isolation=self.sandbox_isolation)
+        return self._sandbox
+
+    def _run_code(self, code: str) -> tuple[str, dict[str, Any]]:
+        result = self._sandbox_instance().run(code)
+        calls = [c["name"] for c in result.tool_calls]
+        text = "Execution result:\n" + result.text
+        return text, {"code_error_kind": result.error_kind, "code_tool_calls": calls}
+
+    def _image_note(self, images_before: int) -> str:
+        """Point the observation image at what this action produced: a viewed image, else the newest made one."""
+        notes = []
+        made = self.images.ids_since(images_before)
+        if made:
+            self._current_image = made[-1]
+        if self.world.viewed:
+            self._current_image = self.world.viewed[-1]
+            notes.append(f"[Showing image {self.world.viewed[-1]} in the observation]")
+            self.world.viewed.clear()
+        return ("\n" + "\n".join(notes)) if notes else ""
+
+    def _step_info(self, extra: dict[str, Any]) -> dict[str, Any]:
+        info = dict(extra)
+        info.update(self.search.info())
+        reference = {full_name_map(self.toolset).get(t, t) for t in self.task.reference_tools()}
+        if reference:
+            info["surfaced_recall"] = len(reference & set(self.search.surfaced)) / len(reference)
+            info["invoked_recall"] = len(reference & set(self.search.invoked)) / len(reference)
+        info["messages"] = self.messages
+        info["user_state"] = self.user.state()
+        new_shown = self.world.shown_to_user[self._shown_count:]
+        if new_shown:
+            info["shown_to_user"] = list(new_shown)
+            self._shown_count = len(self.world.shown_to_user)
+        return info
+
+    def budget_exhausted(self) -> bool:
+        return self.messages >= self.max_steps
+
+    def frame(self) -> np.ndarray | None:
+        return None if self._current_image is None else self.images.get(self._current_image)
+
+    def evaluate(self) -> Evaluation:
+        result = score_entity_diff(self._before, snapshot(self.world.conn), self.task.specs, self._kinds)
+        details = result.to_info()
+        return Evaluation(float(result.f1), bool(result.f1 >= 1.0 - 1e-9), {
+            "entity_f1": float(result.f1), "precision": float(result.precision), "recall": float(result.recall),
+            "entity_diff": details, "side_effects": details["side_effects"],
+        })
+
+    # ------------------------------------------------------------------ agents
+    def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
+        steps = self.task.reference_solution
+        if self._oracle_cursor >= len(steps):
+            return steps[-1]["say"] if "say" in steps[-1] else "Done."
+        step = steps[self._oracle_cursor]
+        if "say" in step:
+            self._oracle_cursor += 1
+            return step["say"]
+        if self.mode == "tool":
+            name, arguments = self._oracle_call(step)
+            if name not in self.search.working:
+                return json.dumps({"name": "search_tools", "arguments": self._oracle_search(name)})
+            self._oracle_cursor += 1
+            return json.dumps({"name": name, "arguments": arguments})
+        lines = []
+        planned: set[str] = set(self.search.working)
+        while self._oracle_cursor < len(steps) and "tool" in steps[self._oracle_cursor]:
+            name, arguments = self._oracle_call(steps[self._oracle_cursor])
+            if name not in planned:
+                search = self._oracle_search(name)
+                lines.append(f"search_tools(query={search['query']!r}, page={search['page']})")
+                planned.add(name)
+            call = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+            lines.append(f"print({name}({call}))")
+            self._oracle_cursor += 1
+        return "```python\n" + "\n".join(lines) + "\n```"
+
+    def _oracle_call(self, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        full = step["tool"]
+        name = full_name_map(self.toolset)[full]
+        arguments = dict(step.get("arguments", {}))
+        members = self.tools[name].meta.get("members")
+        if members:
+            action = next(a for a, f in members.items() if f == full)
+            arguments = {"action": action, **arguments}
+        return name, arguments
+
+    def _oracle_search(self, name: str) -> dict[str, Any]:
+        query = " ".join(re.findall(r"[a-z0-9]+", name.lower()))
+        ranked = [n for _, n in self.search.rank(query)]
+        return {"query": query, "page": ranked.index(name) // 5}
+
+    def random_action(self, rng: np.random.Generator) -> str | dict[str, Any]:
+        names = list(self.tools)
+        choice = int(rng.choice(4, p=[0.35, 0.25, 0.3, 0.1]))
+        word = _WORDS[int(rng.integers(len(_WORDS)))]
+        if choice == 0:
+            name = names[int(rng.integers(len(names)))]
+            tool = self.tools[name]
+            arguments = {p.name: _random_value(p.annotation, rng) for p in tool.params if rng.random() < 0.7}
+            call = {"name": name, "arguments": arguments}
+            return json.dumps(call) if self.mode == "tool" else f"```python\nprint({name}(**{arguments!r}))\n```"
+        if choice == 1:
+            call = {"name": "search_tools", "arguments": {"query": word}}
+            return json.dumps(call) if self.mode == "tool" else f"```python\nprint(search_tools(query={word!r}))\n```"
+        if choice == 2:
+            return " ".join(_WORDS[int(i)] for i in rng.integers(len(_WORDS), size=int(rng.integers(1, 8))))
+        return "```python\nprint(1 + 1)\n```" if self.mode == "code" else json.dumps({"name": "execute_code", "arguments": {"code": "print(1)"}})
+
+    def shutdown(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+        if self.world is not None:
+            self.world.close()
+            self.world = None
+
+
+def _random_value(annotation: Any, rng: np.random.Generator) -> Any:
+    import typing
+
+    origin = typing.get_origin(annotation)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if origin is typing.Literal:
+        return args[int(rng.integers(len(args)))]
+    if args and origin is not list:
+        return _random_value(args[0], rng)
+    if annotation is int:
+        return int(rng.integers(0, 20))
+    if annotation is float:
+        return float(np.round(rng.uniform(0, 100), 2))
+    if annotation is bool:
+        return bool(rng.integers(2))
+    if origin is list:
+        return [_random_value(args[0] if args else str, rng)]
+    if annotation is dict:
+        return {}
+    return _WORDS[int(rng.integers(len(_WORDS)))]
+
+
+def _dump(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _RESULT_CHARS else text[:_RESULT_CHARS] + f"… [{len(text) - _RESULT_CHARS} more characters]"

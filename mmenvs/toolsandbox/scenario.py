@@ -1,0 +1,265 @@
+"""Scenario files: loading and validation (the format is documented in docs/toolsandbox.md).
+
+Every error is a ``ValueError`` that names the file, the field (as a path such as
+``rounds[1].provide[0]``) and what was expected, raised at load time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from mmenvs.core import load_json, registry_path
+
+from .images import render_image
+from .schema import APPS
+from .scoring import ChangeSpec, parse_change_specs
+from .world import ToolError, build_template, parse_datetime
+
+FLOW_TYPES = ("aggregate", "compare", "filter", "compute", "validate", "lookup_chain", "cross_reference")
+CHALLENGE_TYPES = ("cooperative", "goal_change", "error_correction", "state_mutation")
+IMAGE_ARRIVALS = ("upfront", "progressive", "late", "mixed")
+_FIELDS = {"id", "description", "reference_time", "initial_entities", "images", "rounds", "expected_changes",
+           "reference_solution", "metadata", "max_messages", "task_completion_criteria"}
+_PLACEHOLDER = re.compile(r"\{image:([A-Za-z0-9_\-]+)\}")
+
+
+@dataclass(frozen=True)
+class Interjection:
+    """A scripted user turn inside a round: a correction or a goal change (text, images to send)."""
+
+    text: str
+    provide: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A scripted answer to a clarifying question whose text mentions one of ``keywords``."""
+
+    keywords: tuple[str, ...]
+    reply: str
+
+
+@dataclass(frozen=True)
+class Round:
+    query: str
+    provide: tuple[str, ...] = ()
+    instructions: str = ""
+    correction: Interjection | None = None
+    goal_change: Interjection | None = None
+    answers: tuple[Answer, ...] = ()
+
+
+@dataclass
+class Scenario:
+    """A validated scenario. Image keys map to store ids ``img_<index>`` in ``images`` order."""
+
+    id: str
+    source: str
+    description: str
+    reference_time: datetime
+    initial_entities: dict[str, list[dict[str, Any]]]
+    images: dict[str, Any]
+    rounds: list[Round]
+    expected_changes: list[dict[str, Any]]
+    specs: list[ChangeSpec]
+    reference_solution: list[dict[str, Any]]
+    metadata: dict[str, Any]
+    max_messages: int = 100
+    task_completion_criteria: str = ""
+    _template: bytes | None = field(default=None, repr=False)
+    _pixels: list[np.ndarray] | None = field(default=None, repr=False)
+
+    def image_id(self, key: str) -> str:
+        return f"img_{list(self.images).index(key)}"
+
+    def template(self) -> bytes:
+        """The serialised initial database (built once per scenario object)."""
+        if self._template is None:
+            self._template = build_template(self.initial_entities, self.reference_time, self.source)
+        return self._template
+
+    def pixels(self) -> list[np.ndarray]:
+        """The scenario's images in ``images`` order (rendered once)."""
+        if self._pixels is None:
+            self._pixels = [render_image(spec, f"{self.source}: field 'images.{key}'") for key, spec in self.images.items()]
+        return self._pixels
+
+    def reference_tools(self) -> list[str]:
+        return list(dict.fromkeys(step["tool"] for step in self.reference_solution if "tool" in step))
+
+
+def _fail(source: str, path: str, message: str) -> ValueError:
+    return ValueError(f"{source}: field '{path}' {message}")
+
+
+def _str(data: Mapping[str, Any], key: str, source: str, path: str, *, required: bool = True, default: str = "") -> str:
+    if key not in data:
+        if required:
+            raise _fail(source, f"{path}{key}", "is missing (expected a string)")
+        return default
+    value = data[key]
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise _fail(source, f"{path}{key}", f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _keys(value: Any, images: Mapping[str, Any], source: str, path: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(source, path, f"must be a list of image keys, got {value!r}")
+    for i, key in enumerate(value):
+        if key not in images:
+            raise _fail(source, f"{path}[{i}]", f"names unknown image {key!r}; images: {', '.join(images) or 'none'}")
+    return tuple(value)
+
+
+def _interjection(value: Any, images: Mapping[str, Any], source: str, path: str) -> Interjection | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise _fail(source, path, f"must be an object with 'text' (and optional 'provide'), got {value!r}")
+    unknown = set(value) - {"text", "provide"}
+    if unknown:
+        raise _fail(source, path, f"has unknown keys {sorted(unknown)}; allowed: text, provide")
+    return Interjection(_str(value, "text", source, f"{path}."), _keys(value.get("provide"), images, source, f"{path}.provide"))
+
+
+def _substitute(value: Any, images: Mapping[str, Any], source: str, path: str) -> Any:
+    """Replace ``{image:key}`` placeholders in every string by the image's store id."""
+    if isinstance(value, str):
+        def repl(match: re.Match[str]) -> str:
+            key = match.group(1)
+            if key not in images:
+                raise _fail(source, path, f"refers to unknown image {{image:{key}}}; images: {', '.join(images) or 'none'}")
+            return f"img_{list(images).index(key)}"
+        return _PLACEHOLDER.sub(repl, value)
+    if isinstance(value, list):
+        return [_substitute(v, images, source, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _substitute(v, images, source, f"{path}.{k}") for k, v in value.items()}
+    return value
+
+
+def parse_scenario(data: Any, source: str) -> Scenario:
+    """Validate a scenario object (``source`` names it in errors) and return a ``Scenario``."""
+    from .catalog import toolset_tools
+
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{source}: a scenario must be a JSON object, got {type(data).__name__}")
+    unknown = set(data) - _FIELDS
+    if unknown:
+        raise ValueError(f"{source}: unknown fields {sorted(unknown)}; allowed: {', '.join(sorted(_FIELDS))}")
+    scenario_id = _str(data, "id", source, "")
+    description = _str(data, "description", source, "", required=False)
+    try:
+        reference_time = parse_datetime(_str(data, "reference_time", source, ""), "reference_time")
+    except ToolError as exc:
+        raise _fail(source, "reference_time", f"is invalid: {exc}") from None
+
+    images = data.get("images", {})
+    if not isinstance(images, Mapping):
+        raise _fail(source, "images", f"must be an object of image key → path or generator spec, got {type(images).__name__}")
+    for key, spec in images.items():
+        if not re.fullmatch(r"[A-Za-z0-9_\-]+", key):
+            raise _fail(source, f"images.{key}", "has an invalid key (use letters, digits, '_' or '-')")
+        if not isinstance(spec, (str, Mapping)) or (isinstance(spec, Mapping) and not ({"path", "generator"} & set(spec))):
+            raise _fail(source, f"images.{key}", f"must be a registry path or an object with 'path' or 'generator', got {spec!r}")
+
+    entities = data.get("initial_entities", {})
+    if not isinstance(entities, Mapping):
+        raise _fail(source, "initial_entities", f"must be an object of table → list of rows, got {type(entities).__name__}")
+    entities = _substitute(dict(entities), images, source, "initial_entities")
+
+    raw_rounds = data.get("rounds")
+    if not isinstance(raw_rounds, list) or not raw_rounds:
+        raise _fail(source, "rounds", f"must be a non-empty list of rounds, got {raw_rounds!r}")
+    rounds = []
+    for i, r in enumerate(raw_rounds):
+        path = f"rounds[{i}]"
+        if not isinstance(r, Mapping):
+            raise _fail(source, path, f"must be an object, got {type(r).__name__}")
+        extra = set(r) - {"query", "provide", "instructions", "correction", "goal_change", "answers"}
+        if extra:
+            raise _fail(source, path, f"has unknown keys {sorted(extra)}; allowed: query, provide, instructions, correction, goal_change, answers")
+        answers = []
+        for j, a in enumerate(r.get("answers", []) or []):
+            if not (isinstance(a, Mapping) and isinstance(a.get("keywords"), list) and a["keywords"]
+                    and all(isinstance(k, str) and k for k in a["keywords"]) and isinstance(a.get("reply"), str)):
+                raise _fail(source, f"{path}.answers[{j}]", f"must be {{'keywords': [non-empty strings], 'reply': str}}, got {a!r}")
+            answers.append(Answer(tuple(k.lower() for k in a["keywords"]), a["reply"]))
+        rounds.append(Round(
+            query=_str(r, "query", source, f"{path}."), provide=_keys(r.get("provide"), images, source, f"{path}.provide"),
+            instructions=_str(r, "instructions", source, f"{path}.", required=False),
+            correction=_interjection(r.get("correction"), images, source, f"{path}.correction"),
+            goal_change=_interjection(r.get("goal_change"), images, source, f"{path}.goal_change"), answers=tuple(answers),
+        ))
+
+    expected = _substitute(data.get("expected_changes"), images, source, "expected_changes")
+    specs = parse_change_specs(expected, source)
+
+    tools = toolset_tools("full")
+    solution = data.get("reference_solution")
+    if not isinstance(solution, list) or not solution:
+        raise _fail(source, "reference_solution", f"must be a non-empty list of steps, got {solution!r}")
+    solution = _substitute(solution, images, source, "reference_solution")
+    for i, step in enumerate(solution):
+        path = f"reference_solution[{i}]"
+        if not isinstance(step, Mapping) or not (set(step) in ({"tool", "arguments"}, {"tool"}, {"say"})):
+            raise _fail(source, path, f"must be {{'tool': name, 'arguments': {{…}}}} or {{'say': text}}, got {step!r}")
+        if "say" in step:
+            if not isinstance(step["say"], str) or not step["say"].strip():
+                raise _fail(source, f"{path}.say", "must be a non-empty string")
+            continue
+        if step["tool"] not in tools:
+            raise _fail(source, f"{path}.tool", f"names unknown tool {step['tool']!r} (reference solutions use full-toolset names)")
+        try:
+            tools[step["tool"]].bind(step.get("arguments", {}))
+        except ToolError as exc:
+            raise _fail(source, f"{path}.arguments", f"do not fit the tool: {exc}") from None
+    if "say" not in solution[-1]:
+        raise _fail(source, "reference_solution", "must end with a 'say' step (the reply that closes the last round)")
+
+    meta = data.get("metadata")
+    if not isinstance(meta, Mapping):
+        raise _fail(source, "metadata", f"must be an object with flow_type, challenge_type, image_arrival and apps, got {meta!r}")
+    for key, allowed in (("flow_type", FLOW_TYPES), ("challenge_type", CHALLENGE_TYPES), ("image_arrival", IMAGE_ARRIVALS)):
+        if meta.get(key) not in allowed:
+            raise _fail(source, f"metadata.{key}", f"must be one of {', '.join(allowed)}, got {meta.get(key)!r}")
+    apps = meta.get("apps")
+    if not isinstance(apps, list) or not apps or any(a not in (*APPS, "visual") for a in apps):
+        raise _fail(source, "metadata.apps", f"must be a non-empty list of app names from {', '.join((*APPS, 'visual'))}, got {apps!r}")
+
+    max_messages = data.get("max_messages", 100)
+    if not isinstance(max_messages, int) or isinstance(max_messages, bool) or max_messages < 2:
+        raise _fail(source, "max_messages", f"must be an integer ≥ 2, got {max_messages!r}")
+    criteria = _str(data, "task_completion_criteria", source, "", required=False)
+
+    scenario = Scenario(scenario_id, source, description, reference_time, dict(entities), dict(images), rounds, expected, specs,
+                        [dict(s) for s in solution], dict(meta), max_messages, criteria)
+    scenario.template()  # validates initial_entities now (errors name the table and row)
+    return scenario
+
+
+def load_scenario(spec: Mapping[str, Any] | str | Path) -> Scenario:
+    """A scenario from a dict or from a JSON file path."""
+    if isinstance(spec, (str, Path)):
+        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec))
+    return parse_scenario(spec, f"inline scenario {spec.get('id', '?')!r}" if isinstance(spec, Mapping) else "inline scenario")
+
+
+def scenario_dir() -> Path:
+    return registry_path("toolsandbox", "scenarios")
+
+
+@lru_cache(maxsize=1)
+def shipped_scenario_paths() -> dict[str, Path]:
+    """``{scenario id: path}`` of the shipped scenarios (ids are the file stems)."""
+    return {p.stem: p for p in sorted(scenario_dir().glob("*.json"))}
