@@ -438,3 +438,22 @@ def test_process_limit_kind_reports_how_processes_are_counted(monkeypatch: pytes
         assert iso.process_limit_kind(None, 64) == "none"
     monkeypatch.setattr(iso.os, "geteuid", lambda: 1000)
     assert iso.process_limit_kind(None, 64) == "rlimit"
+
+
+def test_oversized_messages_from_the_worker_are_refused() -> None:
+    # The policy-free worker writes one frame announcing 100 MB of JSON: the parent refuses to read it.
+    with PythonSandbox(isolation="rlimit-only", enforce_policy=False) as sb:
+        sb.run("keep = 1")
+        res = sb.run("import os, struct\n"
+                     "for fd in os.listdir('/proc/self/fd'):\n"
+                     "    try:\n"
+                     "        os.write(int(fd), struct.pack('!IQ', 100 * 2**20, 0) + b'{' * 1000)\n"
+                     "    except OSError:\n"
+                     "        pass\n"
+                     "import time\ntime.sleep(5)")
+        assert res.error_kind == "crash" and res.restarted
+        assert "100 MB" not in res.error and ("limits are" in res.error or "SandboxError" in res.error)
+        assert sb.run("keep").error_kind == "exception"  # a fresh worker
+        with PythonSandbox(isolation="rlimit-only", tools={"size": lambda a: a.nbytes}) as big:
+            res = big.run("import numpy as np\nsize(np.zeros((1000, 1000, 3), np.uint8))")
+            assert res.value == "3000000"

@@ -402,6 +402,16 @@ class _Worker:
             "error_kind": kind,
         }
 
+    def reap_children(self) -> None:
+        """Collect exited children of the agent's forks: zombies would hold pids of the cgroup."""
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
     def serve(self) -> None:
         self.reader = BlockingReader(self.rfd, self.max_bytes)
         init = self.reader.read_frame()
@@ -434,7 +444,10 @@ class _Worker:
                 return
             op = msg.get("op")
             if op == "run":
-                write_frame(self.wfd, self.execute(str(msg.get("code", ""))))
+                self.reap_children()  # strays the parent killed after the previous run
+                result = self.execute(str(msg.get("code", "")))
+                self.reap_children()
+                write_frame(self.wfd, result)
             elif op == "ping":
                 write_frame(self.wfd, {"op": "pong"})
             else:

@@ -179,9 +179,9 @@ class _Worker:
             self._fill_buf(deadline, wire.HEADER.size)
         body_len, blob_len = wire.HEADER.unpack_from(self.buf)
         total = wire.HEADER.size + body_len + blob_len
-        if body_len + blob_len > self.sb.max_message_bytes:
-            raise _ChannelBroken(f"worker sent a {body_len + blob_len}-byte message; the limit is "
-                                 f"{self.sb.max_message_bytes}")
+        if body_len > self.sb.max_body_bytes or blob_len > self.sb.max_message_bytes:
+            raise _ChannelBroken(f"worker sent a message of {body_len} JSON bytes and {blob_len} array bytes; "
+                                 f"the limits are {self.sb.max_body_bytes} and {self.sb.max_message_bytes}")
         while len(self.buf) < total:
             self._fill_buf(deadline, total - len(self.buf))
         start = wire.HEADER.size
@@ -341,7 +341,8 @@ class PythonSandbox:
         tests that check the OS layers on their own); ``spare`` keeps a pre-started worker so that
         restarts and resets are instant; ``cpu_seconds`` is the worker's lifetime CPU budget
         (default ``max(300, 30 * timeout)``); ``tmpfs_mb`` caps the private /tmp and file sizes;
-        ``bwrap`` overrides the bubblewrap binary (else ``$MMENVS_BWRAP``, else PATH).
+        ``bwrap`` overrides the bubblewrap binary (else ``$MMENVS_BWRAP``, else PATH);
+        ``max_message_bytes`` caps the array bytes of one message (default ``min(memory_mb, 256)`` MB).
         """
         self._tools: dict[str, Callable[..., Any]] = dict(tools or {})
         for name in self._tools:
@@ -363,7 +364,10 @@ class PythonSandbox:
         self.enforce_policy = enforce_policy
         self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(300, 30 * self.timeout))
         self.tmpfs_mb = int(tmpfs_mb)
-        self.max_message_bytes = int(max_message_bytes or self.memory_mb * 1024 * 1024)
+        self.max_message_bytes = int(max_message_bytes or min(self.memory_mb, 256) * 1024 * 1024)
+        # The JSON part of a message from the worker (stdout, value, tool arguments) stays small;
+        # arrays travel in the blob part.  A hostile worker cannot make the parent parse more.
+        self.max_body_bytes = 8 * 1024 * 1024 + 4 * (self.max_output_chars + self.max_value_chars)
         self.start_timeout = float(start_timeout)
         self.use_spare = spare
         dotted = [n.rsplit(".", 1)[0] for n in self._tools if "." in n]
@@ -408,6 +412,11 @@ class PythonSandbox:
             res.error = self._crash_message(status, res.error_kind, str(exc))
             res.restarted = True
             return res
+        except BaseException:
+            # Interrupted from the parent's side (Ctrl-C, a tool raising SystemExit): the worker
+            # is mid-run and its channel out of step, so it cannot be reused.
+            self._replace_worker()
+            raise
         if msg.get("op") != "done":
             self._replace_worker()
             res.error, res.error_kind, res.restarted = (
