@@ -28,6 +28,8 @@ _flags, _reason = probe_bwrap(find_bwrap())
 if _flags is None and os.environ.get("MMENVS_REQUIRE_BWRAP") == "1":
     raise RuntimeError(f"MMENVS_REQUIRE_BWRAP=1 but bubblewrap is unusable: {_reason}")
 requires_bwrap = pytest.mark.skipif(_flags is None, reason=f"bubblewrap unusable here: {_reason}")
+# The limits (layer 3) must hold in the rlimit-only fallback too.
+MODES = [pytest.param("strict", marks=requires_bwrap), "rlimit-only"]
 
 
 class Host:
@@ -53,9 +55,9 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Host:
     h.assert_unchanged()
 
 
-def make(enforce_policy: bool = True, **kw) -> PythonSandbox:
+def make(enforce_policy: bool = True, isolation: str = "strict", **kw) -> PythonSandbox:
     kw.setdefault("timeout", 5.0)
-    return PythonSandbox(isolation="strict", enforce_policy=enforce_policy, **kw)
+    return PythonSandbox(isolation=isolation, enforce_policy=enforce_policy, **kw)
 
 
 def assert_next_run_works(sb: PythonSandbox, res, state_kept: bool) -> None:
@@ -355,12 +357,13 @@ def _our_processes() -> int:
         return 0
 
 
-@requires_bwrap
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("policy", [True, False])
-def test_fork_bomb_is_contained(host: Host, policy: bool) -> None:
+def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
     code = "import os\nwhile True:\n    os.fork()"
-    with make(enforce_policy=policy, max_processes=32, timeout=10) as sb:
-        assert sb.process_limit == "cgroup"
+    with make(enforce_policy=policy, max_processes=32, timeout=10, isolation=mode) as sb:
+        if sb.process_limit == "none":
+            pytest.skip("root without a writable pids cgroup: no process limit can bind on this machine")
         sb.run("canary_var = 41")
         peak = []
         res_box = []
@@ -376,22 +379,26 @@ def test_fork_bomb_is_contained(host: Host, policy: bool) -> None:
         else:
             assert res.error_kind == "process_limit", res.text
             assert "at most 32 processes" in res.error
-            # 32 in the worker's cgroup, plus the spare worker's bwrap + init + python.
-            assert max(peak) <= 32 + 3
+            if sb.process_limit == "cgroup":
+                # 32 in the worker's cgroup, plus the spare worker's bwrap + init + python.
+                assert max(peak) <= 32 + 3
+            # The bomb's pids are all released: forking works again in the same worker.
+            again = sb.run("pid = os.fork()\nif pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)[1]")
+            assert again.value == "0", again.text
         assert_next_run_works(sb, res, state_kept=True)
         assert _our_processes() <= 6  # worker and spare (bwrap, bwrap init, python each): nothing left over
     assert _our_processes() == 0
 
 
-@requires_bwrap
-def test_fork_bomb_that_ignores_errors_is_stopped_by_the_timeout(host: Host) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_fork_bomb_that_ignores_errors_is_stopped_by_the_timeout(host: Host, mode: str) -> None:
     code = ("import os\n"
             "while True:\n"
             "    try:\n"
             "        os.fork()\n"
             "    except OSError:\n"
             "        pass")
-    with make(enforce_policy=False, max_processes=16, timeout=1.0) as sb:
+    with make(enforce_policy=False, max_processes=16, timeout=1.0, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run(code)
         assert res.error_kind == "timeout"
@@ -400,11 +407,11 @@ def test_fork_bomb_that_ignores_errors_is_stopped_by_the_timeout(host: Host) -> 
     assert _our_processes() == 0
 
 
-@requires_bwrap
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("code", ["x = bytearray(8 * 1024**3)",
                                   "import numpy as np\nx = np.ones((1024, 1024, 1024), dtype=np.float64)"])
-def test_allocating_8_gb_is_a_memory_error(host: Host, code: str) -> None:
-    with make(memory_mb=1024) as sb:
+def test_allocating_8_gb_is_a_memory_error(host: Host, code: str, mode: str) -> None:
+    with make(memory_mb=1024, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run(code)
         assert res.error_kind == "memory", res.text
@@ -413,10 +420,10 @@ def test_allocating_8_gb_is_a_memory_error(host: Host, code: str) -> None:
         assert_next_run_works(sb, res, state_kept=True)
 
 
-@requires_bwrap
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("code", ["while True: pass", "7 ** (10 ** 8)"])
-def test_endless_computation_times_out_and_restarts(host: Host, code: str) -> None:
-    with make(timeout=1.0) as sb:
+def test_endless_computation_times_out_and_restarts(host: Host, code: str, mode: str) -> None:
+    with make(timeout=1.0, isolation=mode) as sb:
         sb.run("canary_var = 41")
         t0 = time.monotonic()
         res = sb.run(code)
@@ -426,9 +433,9 @@ def test_endless_computation_times_out_and_restarts(host: Host, code: str) -> No
         assert_next_run_works(sb, res, state_kept=False)
 
 
-@requires_bwrap
-def test_printing_100_mb_is_truncated_with_marker(host: Host) -> None:
-    with make(max_output_chars=1000) as sb:
+@pytest.mark.parametrize("mode", MODES)
+def test_printing_100_mb_is_truncated_with_marker(host: Host, mode: str) -> None:
+    with make(max_output_chars=1000, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run("print('x' * 100_000_000)\n'done'")
         assert res.truncated
@@ -439,9 +446,9 @@ def test_printing_100_mb_is_truncated_with_marker(host: Host) -> None:
         assert_next_run_works(sb, res, state_kept=True)
 
 
-@requires_bwrap
-def test_recursion_error_is_short_and_readable(host: Host) -> None:
-    with make() as sb:
+@pytest.mark.parametrize("mode", MODES)
+def test_recursion_error_is_short_and_readable(host: Host, mode: str) -> None:
+    with make(isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run("def f(n):\n    return f(n + 1)\nf(0)")
         assert res.error_kind == "recursion"
@@ -452,9 +459,9 @@ def test_recursion_error_is_short_and_readable(host: Host) -> None:
         assert_next_run_works(sb, res, state_kept=True)
 
 
-@requires_bwrap
-def test_recursion_limit_raised_crashes_only_the_worker(host: Host) -> None:
-    with make(enforce_policy=False, timeout=10) as sb:
+@pytest.mark.parametrize("mode", MODES)
+def test_recursion_limit_raised_crashes_only_the_worker(host: Host, mode: str) -> None:
+    with make(enforce_policy=False, timeout=10, isolation=mode) as sb:
         sb.run("canary_var = 41")
         # Recursion through C (repr) with the guard lifted overflows the C stack: a segfault.
         res = sb.run("import sys\nsys.setrecursionlimit(10**7)\n"
@@ -464,9 +471,9 @@ def test_recursion_limit_raised_crashes_only_the_worker(host: Host) -> None:
         assert_next_run_works(sb, res, state_kept=False)
 
 
-@requires_bwrap
-def test_huge_value_is_capped(host: Host) -> None:
-    with make(max_value_chars=500) as sb:
+@pytest.mark.parametrize("mode", MODES)
+def test_huge_value_is_capped(host: Host, mode: str) -> None:
+    with make(max_value_chars=500, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run("'y' * 10**7")
         assert res.truncated
@@ -475,9 +482,9 @@ def test_huge_value_is_capped(host: Host) -> None:
         assert_next_run_works(sb, res, state_kept=True)
 
 
-@requires_bwrap
-def test_background_process_left_by_code_is_stopped(host: Host) -> None:
-    with make(enforce_policy=False) as sb:
+@pytest.mark.parametrize("mode", MODES)
+def test_background_process_left_by_code_is_stopped(host: Host, mode: str) -> None:
+    with make(enforce_policy=False, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run("import os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n'parent'")
         assert res.value == "'parent'"
