@@ -265,7 +265,7 @@ class TableDiff:
 
     def ids(self, op: str) -> list:
         """Ids of the rows changed by ``op``, sorted."""
-        return sorted(getattr(self, op + "d"), key=_sort_key)
+        return _sorted_ids(getattr(self, op + "d"))
 
     def changes(self) -> list[tuple[str, Any]]:
         """Every change as ``(op, row id)``, in op then id order."""
@@ -285,8 +285,8 @@ def diff_snapshots(before: Snapshot, after: Snapshot,
             continue
         ignored = set((ignore_columns or {}).get(table, ()))
         d = TableDiff(
-            created={rid: new[rid] for rid in sorted(new.keys() - old.keys(), key=_sort_key)},
-            deleted={rid: old[rid] for rid in sorted(old.keys() - new.keys(), key=_sort_key)},
+            created={rid: new[rid] for rid in _sorted_ids(new.keys() - old.keys())},
+            deleted={rid: old[rid] for rid in _sorted_ids(old.keys() - new.keys())},
         )
         changed = [rid for rid, b in old.items() if b != new.get(rid, b)]
         for rid in changed:
@@ -400,7 +400,8 @@ def _encoded(values: Sequence[Any], encode: Callable[[Any], Any]) -> list:
     out = []
     for v in values:
         try:
-            key = (v.__class__, v)  # the type too: 1, 1.0 and True are equal dict keys
+            # the type too, for all but text: 1, 1.0 and True are equal dict keys
+            key = v if v.__class__ is str else (v.__class__, v)
             hit = cache.get(key, cache)
         except TypeError:  # unhashable (a list or dict from a spec)
             out.append(encode(v))
@@ -549,6 +550,7 @@ class _Expected:
     values: dict[str, Any]  # compared column -> expected value
     columns: tuple[str, ...]
     locate: Any = None  # row id for update/delete rows found by id
+    pair: _Pair | None = None  # filled in by the matching
 
 
 @dataclass
@@ -600,22 +602,20 @@ def score_entity_diff(before: Snapshot, after: Snapshot, specs: list[ChangeSpec]
         ignored.setdefault(spec.table, set()).update(spec.ignore)
     diffs = diff_snapshots(before, after, ignored)
 
-    expected = [e for i, spec in enumerate(specs) for e in _expand(i, spec, before, kinds_of)]
+    expected_of = [_expand(i, spec, before, kinds_of) for i, spec in enumerate(specs)]
     groups: dict[tuple[str, str], list[_Expected]] = {}
-    for e in expected:
-        spec = specs[e.spec]
-        groups.setdefault((spec.table, spec.op), []).append(e)
+    for spec, rows in zip(specs, expected_of):
+        groups.setdefault((spec.table, spec.op), []).extend(rows)
 
-    results: dict[int, _Pair] = {}  # id(expected row) -> its pair
     claimed: set[tuple[str, str, Any]] = set()
     candidates_of: dict[tuple[str, str], int] = {}
     for (table, op), members in groups.items():
         d = diffs.get(table, TableDiff())
         kinds = _group_kinds(table, members, kinds_of)
         pairs, used = _score_group(op, members, d, kinds)
-        candidates_of[(table, op)] = len(d.ids(op))
+        candidates_of[(table, op)] = len(getattr(d, op + "d"))
         for e, p in zip(members, pairs):
-            results[id(e)] = p
+            e.pair = p
         claimed.update((table, op, rid) for rid in used)
 
     spec_tables = {s.table for s in specs}
@@ -629,18 +629,17 @@ def score_entity_diff(before: Snapshot, after: Snapshot, specs: list[ChangeSpec]
             elif (table, op, rid) not in claimed:
                 unmatched.append({"table": table, "op": op, "id": rid})
 
-    matched = float(sum(p.score for p in results.values()))
-    n_expected = len(expected)
+    matched = float(sum(e.pair.score for rows in expected_of for e in rows))
+    n_expected = sum(len(rows) for rows in expected_of)
     precision = matched / n_actual if n_actual else 1.0
     recall = matched / n_expected if n_expected else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
 
     per_spec = []
-    for i, spec in enumerate(specs):
-        rows = [e for e in expected if e.spec == i]
+    for i, (spec, rows) in enumerate(zip(specs, expected_of)):
         entries = []
         for e in rows:
-            p = results[id(e)]
+            p = e.pair
             actual_row = _actual_row(diffs.get(spec.table), spec.op, p.actual_id)
             entries.append({
                 "expected": e.values, "actual_id": p.actual_id,
@@ -701,8 +700,8 @@ def _expand(index: int, spec: ChangeSpec, before: Snapshot, kinds_of: dict[str, 
         for c in spec.match:
             if known_columns is not None and c not in known_columns:
                 raise ValueError(f"{where}.match: column {c!r} is not a column of table {spec.table!r}")
-        hits = sorted((rid for rid, row in initial.items()
-                       if all(_loosely_equal(row.get(c), v) for c, v in spec.match.items())), key=_sort_key)
+        hits = _sorted_ids(rid for rid, row in initial.items()
+                           if all(_loosely_equal(row.get(c), v) for c, v in spec.match.items()))
         if not hits:
             raise ValueError(f"{where}.match: no row of table {spec.table!r} in the initial state has {spec.match!r}")
         for rid in hits:
@@ -778,15 +777,16 @@ def _score_group(op: str, members: list[_Expected], d: TableDiff, kinds: dict[st
         rows = [members[k] for k in direct]
         actual = [pool[members[k].locate] for k in direct]
         scores, per_column = _pair_scores(rows, actual, kinds)
-        for n, k in enumerate(direct):
-            pairs[k] = _Pair(float(scores[n]), members[k].locate, {c: float(v[n]) for c, v in per_column.items() if not np.isnan(v[n])})
+        columns = {c: v.tolist() for c, v in per_column.items()}
+        for n, (k, score) in enumerate(zip(direct, scores.tolist())):
+            pairs[k] = _Pair(score, members[k].locate, {c: v[n] for c, v in columns.items() if v[n] == v[n]})  # NaN: not compared
         used += [members[k].locate for k in direct if pairs[k].score > 0]
 
     # the rest by maximum-weight assignment over the changed rows not yet taken
     free = [k for k, e in enumerate(members) if e.locate is None]
     if free:
         taken = set(used) | set(seen)
-        cand = [rid for rid in sorted(pool, key=_sort_key) if rid not in taken]
+        cand = [rid for rid in _sorted_ids(pool) if rid not in taken]
         if cand:
             rows = [members[k] for k in free]
             assignment = _assign(rows, [pool[r] for r in cand], kinds)
@@ -845,15 +845,17 @@ def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> 
     matrix = base.copy()
     for col, has in text.values():
         matrix += (has * weight)[:, None] * col.outer()
+    if text:
+        # settle each row's and each column's most promising pair first: usually the assignment's own
+        rows_best = np.arange(len(rows)), matrix.argmax(axis=1)
+        cols_best = matrix.argmax(axis=0), np.arange(len(actual))
+        r, c = np.concatenate([rows_best[0], cols_best[0]]), np.concatenate([rows_best[1], cols_best[1]])
+        matrix[r, c] = _exact_scores(r, c, base, weight, text)
     for _ in range(_REFINE_ROUNDS):
         r, c = linear_sum_assignment(matrix, maximize=True)
         if not text:
             break
-        exact = base[r, c]
-        for col, has in text.values():
-            sel = has[r]
-            col.text.refine(r[sel], c[sel])
-            exact = exact + np.where(sel, weight[r] * col.text.value(r, c), 0.0)
+        exact = _exact_scores(r, c, base, weight, text)
         stale = exact < matrix[r, c] - 1e-12
         if not stale.any():
             # the chosen pairs are exact and no assignment beats the bound, so this one is optimal
@@ -867,13 +869,32 @@ def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> 
 
     chosen = {name: s[r, c] for name, s in exact_sims.items()}
     chosen.update({name: col.text.value(r, c) for name, (col, _) in text.items()})
-    scores = matrix[r, c] if not text else base[r, c] + sum(
-        np.where(has[r], weight[r] * col.text.value(r, c), 0.0) for col, has in text.values())
+    scores = _exact_scores(r, c, base, weight, text)
     out = []
     for k, (i, j) in enumerate(zip(r.tolist(), c.tolist())):
         compared = rows[i].columns
         out.append((i, j, float(scores[k]), {name: float(v[k]) for name, v in chosen.items() if name in compared}))
     return out
+
+
+def _exact_scores(r: np.ndarray, c: np.ndarray, base: np.ndarray, weight: np.ndarray,
+                  text: dict[str, tuple[_Column, np.ndarray]]) -> np.ndarray:
+    """Exact scores of the pairs (r[k], c[k]), computing their text similarities where still bounds."""
+    exact = base[r, c]
+    for col, has in text.values():
+        sel = has[r]
+        col.text.refine(r[sel], c[sel])
+        exact = exact + np.where(sel, weight[r] * col.text.value(r, c), 0.0)
+    return exact
+
+
+def _sorted_ids(ids: Iterable[Any]) -> list:
+    """Row ids in order: plain sorting for the usual integer ids, a type-tolerant order otherwise."""
+    ids = list(ids)
+    try:
+        return sorted(ids)
+    except TypeError:
+        return sorted(ids, key=_sort_key)
 
 
 def _sort_key(value: Any) -> tuple:
