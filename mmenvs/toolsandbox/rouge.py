@@ -2,7 +2,7 @@
 
 ROUGE-L compares two texts by the longest common subsequence (LCS) of their tokens:
 with ``l = LCS(a, b)``, precision ``l / len(b)``, recall ``l / len(a)`` and the F-measure
-``2PR / (P + R) = 2l / (len(a) + len(b))`` (beta = 1, as the paper's code uses it). Two empty
+``2PR / (P + R) = 2l / (len(a) + len(b))`` (beta = 1, symmetric in a and b). Two empty
 texts are identical (F = 1); an empty text against a non-empty one scores 0.
 
 Tokens are the lower-cased ``\\w+`` runs of the text, so punctuation and case never matter:
@@ -10,9 +10,11 @@ Tokens are the lower-cased ``\\w+`` runs of the text, so punctuation and case ne
 
 The LCS length is computed bit-parallel (Hyyrö 2004): the positions of each token in ``a`` form a
 bit mask, and one pass over ``b`` updates a bit vector with an add, a subtract and two logic ops
-per token. With Python integers that works for any length; ``rouge_l_matrix`` runs the same
-recurrence on numpy ``uint64`` arrays for all pairs of two lists at once (texts up to 64 tokens;
-longer ones fall back to the integer version pair by pair).
+per token. With Python integers that works for any length. For all pairs of two lists,
+``RougeLPairs`` first counts shared token occurrences with a sparse product (an upper bound of the
+LCS, and its exact value when 0 or 1), then runs the recurrence on numpy ``uint32``/``uint64``
+arrays over just the pairs that need it, many at once (texts up to 64 tokens; longer ones use the
+integer version pair by pair). ``rouge_l_matrix`` is the all-exact result.
 """
 
 from __future__ import annotations
