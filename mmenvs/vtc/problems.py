@@ -430,16 +430,17 @@ def _decode_image_cell(cell: str, image_dir: Path | None, where: str) -> tuple[n
         raise ValueError(f"{where}: empty image cell")
     if image_dir is not None:
         candidate = image_dir / cell
-        if candidate.is_file():
+        if len(cell) < 1024 and candidate.is_file():
             return None, str(candidate)
-        if len(cell) < 256:
-            raise ValueError(f"{where}: image file {cell!r} not found in {image_dir}")
     try:  # VLMEvalKit-style TSVs embed the image as base64
         raw = base64.b64decode(cell, validate=True)
         with Image.open(io.BytesIO(raw)) as im:
             return np.asarray(im.convert("RGB")), None
     except (ValueError, OSError):
-        raise ValueError(f"{where}: the image cell is neither a file in the image directory nor a base64 image") from None
+        pass
+    if image_dir is None:
+        raise ValueError(f"{where}: {cell[:60]!r} is not a base64 image, and no image directory was given to resolve file names")
+    raise ValueError(f"{where}: image file {cell[:120]!r} not found in {image_dir} (and the cell is not a base64 image)")
 
 
 def load_tsv(path: str | Path, image_dir: str | Path | None = None) -> list[Problem]:
