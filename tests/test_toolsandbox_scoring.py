@@ -323,7 +323,8 @@ def test_specs_that_do_not_fit_the_initial_state_are_rejected(world):
         with pytest.raises(ValueError) as caught:
             score_entity_diff(before, before, specs(item), KINDS)
         assert "scenario.json: expected_changes[0]" in str(caught.value) and fragment in str(caught.value)
-    with pytest.raises(ValueError, match="row 1 is named by two expected update rows"):
+    with pytest.raises(ValueError, match=r"expected_changes\[1\]: row 1 of table 'tasks' is named by two expected update rows "
+                                         r"\(also in scenario.json: expected_changes\[0\]\)"):
         score_entity_diff(before, before, specs({"table": "tasks", "op": "update", "rows": [{"id": 1, "status": "a"}]},
                                                 {"table": "tasks", "op": "update", "rows": [{"id": 1, "title": "b"}]}), KINDS)
 

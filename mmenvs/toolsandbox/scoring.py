@@ -606,6 +606,12 @@ def score_entity_diff(before: Snapshot, after: Snapshot, specs: list[ChangeSpec]
     groups: dict[tuple[str, str], list[_Expected]] = {}
     for spec, rows in zip(specs, expected_of):
         groups.setdefault((spec.table, spec.op), []).extend(rows)
+    for (table, op), members in groups.items():
+        first: dict[Any, _Expected] = {}
+        for e in members:
+            if e.locate is not None and first.setdefault(e.locate, e) is not e:
+                raise ValueError(f"{specs[e.spec].origin}: row {e.locate!r} of table {table!r} is named by two expected "
+                                 f"{op} rows (also in {specs[first[e.locate].spec].origin}); merge them into one")
 
     claimed: set[tuple[str, str, Any]] = set()
     candidates_of: dict[tuple[str, str], int] = {}
@@ -757,14 +763,11 @@ def _score_group(op: str, members: list[_Expected], d: TableDiff, kinds: dict[st
         pool = d.deleted
 
     # rows located by id (update/delete): paired with that row if it changed as the op says
-    seen: dict[Any, int] = {}
+    seen = {e.locate for e in members if e.locate is not None}
     direct: list[int] = []
     for k, e in enumerate(members):
         if e.locate is None:
             continue
-        if e.locate in seen:
-            raise ValueError(f"row {e.locate!r} is named by two expected {op} rows on this table; merge them into one")
-        seen[e.locate] = k
         if e.locate not in pool:
             continue
         if op == "update":
