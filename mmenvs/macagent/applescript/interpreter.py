@@ -779,7 +779,7 @@ class Interpreter:
                 if ok:
                     kept.append(ref)
             refs = kept
-            desc = f"{spec} whose …{where}"
+            desc = f"{spec} whose {self.source[node.filter.start:node.filter.end]}{where}"
         objs = [AppObject(app_name, app, r, f"{cls} id {source_form(r.id)}{where}") for r in refs]
         sel = node.sel
         if sel == "every":

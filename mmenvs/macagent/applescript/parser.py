@@ -32,7 +32,7 @@ BUILTIN_PROPERTIES = {
     "length", "class", "contents", "rest", "reverse", "year", "month", "day", "weekday", "hours",
     "minutes", "seconds", "time", "date string", "time string", "short date string",
     "text item delimiters", "quoted form", "posix path", "name", "id", "properties", "clipboard",
-    "running", "frontmost", "version",
+    "running", "frontmost", "version", "button returned", "text returned", "gave up",
 }
 CONSTANT_VALUES: dict[str, object] = {
     "yes": Constant("yes"), "no": Constant("no"), "ask": Constant("ask"), "pi": 3.14159265359,
@@ -71,12 +71,11 @@ ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "
 KEYWORDS = {
     "of", "in", "to", "then", "else", "and", "or", "not", "is", "isn't", "contains", "contain", "thru",
     "through", "whose", "where", "with", "without", "at", "by", "from", "as", "div", "mod", "end",
-    "given", "into", "for", "equals", "equal", "starts", "begins", "ends", "start", "begin", "does",
+    "given", "into", "for", "equals", "equal", "starts", "begins", "ends", "does",
     "doesn't", "comes", "come", "before", "after", "it", "its", "me", "my", "exists", "exist", "named",
     "every", "true", "false", "if", "tell", "repeat", "set", "copy", "try", "on", "error", "exit",
     "while", "until", "times", "than", "greater", "less", "but", "global", "local", "property",
-    "considering", "ignoring", "script", "new", "index", "onto", "since", "apart", "against",
-    "beside", "beneath", "under", "over", "around", "instead", "out", "that", "returning",
+    "considering", "ignoring", "script", "new", "index", "onto", "that", "returning",
     "considering", "timeout", "using", "terms", "transaction", "application", "app",
 } | set(ORDINAL_WORDS)
 
@@ -104,7 +103,9 @@ _CMP = {
     ("ends", "with"): "ends", ("end", "with"): "ends", ("does", "not", "end", "with"): "!ends",
     ("doesn't", "end", "with"): "!ends",
 }
-_CMP_SORTED = sorted(_CMP, key=len, reverse=True)
+_CMP_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _seq in sorted(_CMP, key=len, reverse=True):
+    _CMP_BY_FIRST.setdefault(_seq[0], []).append(_seq)
 _SYMBOL_CMP = {"=": "=", "≠": "≠", "<": "<", ">": ">", "≤": "≤", "≥": "≥"}
 _END_WORDS = {"tell", "if", "repeat", "try", "considering", "ignoring", "timeout", "using", "error",
               "script", "transaction"}
@@ -146,7 +147,8 @@ class TermTable:
         kinds[kind] = canonical
 
 
-ExprStop = frozenset()
+# compiled term tables, shared across parses (keyed by the Terminology object's identity)
+_TABLE_CACHE: dict[int, tuple[Terminology | None, TermTable]] = {}
 
 
 class Parser:
@@ -161,6 +163,7 @@ class Parser:
         self.max_nesting = max_nesting
         self.depth = 0
         self._tables: dict[int, TermTable] = {}
+        self._term_memo: dict[tuple[int, int], tuple[int, dict[str, str]] | None] = {}
         self.scopes: list[TermTable] = [self._table(None)]
         self.no_in_of = 0        # >0 while parsing a command's direct parameter (``in`` is a label there)
         self.handlers: dict[str, N.HandlerDef] = {}
@@ -170,7 +173,13 @@ class Parser:
     def _table(self, terms: Terminology | None) -> TermTable:
         key = id(terms)
         if key not in self._tables:
-            self._tables[key] = TermTable(terms)
+            cached = _TABLE_CACHE.get(key)
+            if cached is None or cached[0] is not terms:
+                if len(_TABLE_CACHE) > 256:
+                    _TABLE_CACHE.clear()
+                cached = (terms, TermTable(terms))
+                _TABLE_CACHE[key] = cached
+            self._tables[key] = cached[1]
         return self._tables[key]
 
     @property
@@ -240,6 +249,14 @@ class Parser:
     def match_term(self, pos: int | None = None) -> tuple[int, dict[str, str]] | None:
         """Longest dictionary phrase starting at ``pos``: (number of words, kinds)."""
         start = self.pos if pos is None else pos
+        key = (start, id(self.terms))
+        if key in self._term_memo:
+            return self._term_memo[key]
+        found = self._match_term(start)
+        self._term_memo[key] = found
+        return found
+
+    def _match_term(self, start: int) -> tuple[int, dict[str, str]] | None:
         words: list[str] = []
         for i in range(self.terms.max_len):
             t = self.toks[min(start + i, len(self.toks) - 1)]
@@ -667,14 +684,25 @@ class Parser:
             return _SYMBOL_CMP[t.value]  # type: ignore[index]
         if t.kind != WORD:
             return None
-        for seq in _CMP_SORTED:
+        if self.at_words(("is", "running")) or self.at_words(("is", "not", "running")) \
+                or self.at_words(("isn't", "running")):
+            return None
+        for seq in _CMP_BY_FIRST.get(t.value, ()):  # type: ignore[arg-type]
             if self.at_words(seq):
                 self.pos += len(seq)
                 return _CMP[seq]
         return None
 
     def parse_comparison(self) -> N.Node:
-        return self._chain(self.parse_as, self._cmp_op)
+        node = self._chain(self.parse_as, self._cmp_op)
+        # ``application "X" is running`` / ``is not running`` read the app's ``running`` property
+        for seq, negate in ((("is", "running"), False), (("is", "not", "running"), True),
+                            (("isn't", "running"), True)):
+            if self.at_words(seq):
+                self.pos += len(seq)
+                prop = N.Prop(node.start, self.prev_end(), "running", node)
+                return N.Unary(node.start, self.prev_end(), "not", prop) if negate else prop
+        return node
 
     def parse_as(self) -> N.Node:
         node = self.parse_concat()
@@ -978,7 +1006,7 @@ class Parser:
                 return N.DateLit(t.start, self.prev_end(), arg)
             if w == "number" and n == 1 and self.word(1) == "of":
                 self.pos += 2
-                direct = self.parse_direct()
+                direct = self.parse_as()
                 return N.Command(t.start, self.prev_end(), "count", direct)
             after = self.pos + n
             next_tok = self.toks[min(after, len(self.toks) - 1)]
@@ -1169,7 +1197,7 @@ class Parser:
             return N.Command(start, self.prev_end(), "offset", needle, {"in": hay})
         if key == "count":
             self.accept("of")
-            direct = self.parse_direct()
+            direct = self.parse_as()
             return N.Command(start, self.prev_end(), "count", direct)
         if key == "path to":
             words: list[str] = []
