@@ -16,14 +16,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 ISOLATION_MODES = ("auto", "strict", "bwrap", "rlimit-only")
@@ -328,36 +327,32 @@ def _sweep(parent: Path) -> None:
                 pass
 
 
-def make_preexec(*, memory_mb: int | None, cpu_seconds: int | None, file_mb: int | None,
-                 max_processes: int | None, cgroup: PidsCgroup | None) -> Callable[[], None]:
-    """The function run in the child between fork and exec: join the cgroup, then set rlimits.
-
-    Limits set here bind everything the child starts, bwrap included; inside bwrap all
-    capabilities are dropped so they cannot be raised again.
-    """
-    procs_file = cgroup.procs_file if cgroup is not None else None
-    use_nproc = cgroup is None and max_processes is not None and os.geteuid() != 0
-
-    def preexec() -> None:
-        if procs_file is not None:
-            fd = os.open(procs_file, os.O_WRONLY)
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants, via /proc/<pid>/task/<tid>/children (psutil if absent)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tids:
             try:
-                os.write(fd, b"0")  # "0" means the writing task itself
-            finally:
-                os.close(fd)
-        if memory_mb is not None:
-            lim = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-        if cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        if file_mb is not None:
-            lim = file_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_FSIZE, (lim, lim))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if use_nproc:
-            resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
+                with open(f"/proc/{p}/task/{tid}/children") as fh:
+                    todo.extend(int(c) for c in fh.read().split())
+            except FileNotFoundError:
+                if not os.path.exists(f"/proc/{p}/task/{tid}"):
+                    continue
+                import psutil  # kernel without CONFIG_PROC_CHILDREN
 
-    return preexec
+                try:
+                    return [pid, *(c.pid for c in psutil.Process(pid).children(recursive=True))]
+                except psutil.Error:
+                    return [pid]
+            except (OSError, ValueError):
+                continue
+    return out
 
 
 _warned_nproc = False

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from . import _worker as wire
 from .isolation import (
     PidsCgroup,
     bwrap_command,
+    process_tree,
     process_limit_kind,
     python_paths,
     resolve_isolation,
@@ -225,11 +224,7 @@ class _Worker:
         if self.cgroup is not None and self.proc is not None:
             # bwrap may have forked before its pid joined the cgroup: move the whole tree in now,
             # before any agent code runs, so everything the agent starts is counted.
-            try:
-                tree = [self.proc.pid, *(c.pid for c in psutil.Process(self.proc.pid).children(recursive=True))]
-            except psutil.Error:
-                tree = [self.proc.pid]
-            for pid in tree:
+            for pid in process_tree(self.proc.pid):
                 self.cgroup.add(pid)
             self.base_pids = set(self.cgroup.pids())
 

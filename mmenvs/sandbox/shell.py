@@ -29,9 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
-
-from .isolation import PidsCgroup, bwrap_command, make_preexec, process_limit_kind, python_paths, resolve_isolation
+from .isolation import PidsCgroup, bwrap_command, process_limit_kind, process_tree, python_paths, resolve_isolation
 
 HostCommand = Callable[[list[str], str], tuple[str, str, int]]
 
@@ -256,7 +254,7 @@ class ShellSandbox:
 
     def _start(self) -> None:
         self._cgroup = PidsCgroup.create(self.max_processes) if self.max_processes else None
-        argv = ["/bin/bash", "--noprofile", "--norc", "-c", _LOOP]
+        argv = ["/bin/bash", "--noprofile", "--norc", "-c", self._limits_prefix() + _LOOP]
         data_fds: list[int] = []
         if self.isolation == "bwrap":
             files = []
@@ -277,15 +275,17 @@ class ShellSandbox:
         else:
             self._tmpdir = tempfile.mkdtemp(prefix="mmenvs-shtmp-")
             cmd, cwd = argv, str(self.home)
-        preexec = make_preexec(memory_mb=self.memory_mb, cpu_seconds=self.cpu_seconds, file_mb=self.tmpfs_mb,
-                               max_processes=self.max_processes or None, cgroup=self._cgroup)
+        # No preexec_fn (it would force a slow full fork() of this process): bash sets its own
+        # rlimits first thing, and the process tree joins the cgroup before any command runs.
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          pass_fds=tuple(data_fds), preexec_fn=preexec, start_new_session=True,
+                                          pass_fds=tuple(data_fds), start_new_session=True,
                                           env=self._env(), cwd=cwd)
         finally:
             for fd in data_fds:
                 os.close(fd)
+        if self._cgroup is not None:
+            self._cgroup.add(self._proc.pid)
         for f in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             os.set_blocking(f.fileno(), False)
         # The first command proves the shell is up and returns to the last known directory.
@@ -303,16 +303,23 @@ class ShellSandbox:
                     pass
             self._stop()
             raise RuntimeError(f"the sandbox shell failed to start: {err.strip() or 'no error output'}")
+        if self._cgroup is not None:
+            for pid in self._tree_pids():  # bwrap may have forked before its pid joined the cgroup
+                self._cgroup.add(pid)
         self._base = self._current_pids()
+
+    def _limits_prefix(self) -> str:
+        """``ulimit`` lines run by bash before anything else (soft = hard: they cannot be raised)."""
+        lines = ["ulimit -c 0", f"ulimit -v {self.memory_mb * 1024}", f"ulimit -t {self.cpu_seconds}",
+                 f"ulimit -f {self.tmpfs_mb * 1024}"]
+        if self._cgroup is None and self.max_processes and os.geteuid() != 0:
+            lines.append(f"ulimit -u {self.max_processes}")
+        return " && ".join(lines) + " || exit 97\n"
 
     def _tree_pids(self) -> set[int]:
         if self._proc is None:
             return set()
-        try:
-            root = psutil.Process(self._proc.pid)
-            return {root.pid, *(c.pid for c in root.children(recursive=True))}
-        except psutil.Error:
-            return set()
+        return set(process_tree(self._proc.pid))
 
     # -- one command --------------------------------------------------------------------
     def _exchange(self, command: str, deadline: float, host_calls: list[dict[str, Any]]
