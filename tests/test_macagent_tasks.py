@@ -91,6 +91,7 @@ def test_metric_table_is_covered_by_the_cases():
 def test_parse_datetime_forms():
     assert parse_datetime("2026-03-10 09:05") == datetime(2026, 3, 10, 9, 5)
     assert parse_datetime("Tuesday, March 10, 2026 at 9:05:00 PM") == datetime(2026, 3, 10, 21, 5)
+    assert parse_datetime('date "Tuesday, 10 March 2026 at 09:30:00"') == datetime(2026, 3, 10, 9, 30)
     assert parse_datetime("someday") is None
 
 
@@ -155,6 +156,25 @@ def test_image_size_getter(ctx):
     data = file_bytes({"generator": {"name": "png", "args": {"width": 31, "height": 17}}})
     ctx.shell(f"printf %s {base64.b64encode(data).decode()} | base64 -d > ~/Desktop/p.png")
     assert run_getter({"type": "python", "function": "image_size", "args": {"path": "~/Desktop/p.png"}}, ctx) == [31, 17]
+
+
+def test_safari_bookmarks_getter_reads_safaris_plist(ctx):
+    import base64
+    import plistlib
+    leaf = lambda title, url: {"WebBookmarkType": "WebBookmarkTypeLeaf", "URLString": url, "URIDictionary": {"title": title}}  # noqa: E731
+    tree = {"WebBookmarkType": "WebBookmarkTypeList", "Title": "", "Children": [
+        {"WebBookmarkType": "WebBookmarkTypeList", "Title": "BookmarksBar", "Children": [
+            leaf("Apple", "https://www.apple.com/"),
+            {"WebBookmarkType": "WebBookmarkTypeList", "Title": "agent task", "Children": [leaf("Docs", "https://docs.example/")]}]},
+        {"WebBookmarkType": "WebBookmarkTypeList", "Title": "BookmarksMenu", "Children": []}]}
+    spec = {"type": "python", "function": "safari_bookmarks", "args": {}}
+    assert run_getter(spec, ctx) == []
+    payload = base64.b64encode(plistlib.dumps(tree, fmt=plistlib.FMT_BINARY)).decode()
+    ctx.shell(f"mkdir -p ~/Library/Safari && printf %s {payload} | base64 -d > ~/Library/Safari/Bookmarks.plist")
+    assert run_getter(spec, ctx) == [
+        {"title": "Apple", "url": "https://www.apple.com/", "folder": "BookmarksBar"},
+        {"title": "Docs", "url": "https://docs.example/", "folder": "BookmarksBar/agent task"},
+    ]
 
 
 def test_failing_getter_fails_the_checkpoint_with_the_reason(ctx):

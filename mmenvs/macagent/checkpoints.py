@@ -225,6 +225,38 @@ def image_size(ctx: GetterContext, path: str) -> list[int] | None:
         raise GetterError(f"{path} is not an image") from None
 
 
+@getter("safari_bookmarks")
+def safari_bookmarks(ctx: GetterContext, path: str = "~/Library/Safari/Bookmarks.plist") -> list[dict[str, str]]:
+    """Safari's bookmarks from its ``Bookmarks.plist`` (binary or XML) as ``{"title", "url", "folder"}`` dicts,
+    in file order; ``folder`` is the path of folder titles (``BookmarksBar``, ``BookmarksBar/Work``, …).
+    An absent file means no bookmarks."""
+    import plistlib
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return []
+    try:
+        root = plistlib.loads(data)
+    except Exception as exc:  # plistlib raises several types for malformed data
+        raise GetterError(f"{path} is not a property list ({exc})") from None
+    found: list[dict[str, str]] = []
+
+    def walk(node: Any, folder: str) -> None:
+        if not isinstance(node, dict):
+            return
+        if node.get("WebBookmarkType") == "WebBookmarkTypeLeaf":
+            title = (node.get("URIDictionary") or {}).get("title", "")
+            found.append({"title": str(title), "url": str(node.get("URLString", "")), "folder": folder})
+            return
+        title = str(node.get("Title", ""))
+        inner = f"{folder}/{title}" if folder and title else (title or folder)
+        for child in node.get("Children", []) or []:
+            walk(child, inner)
+
+    walk(root, "")
+    return found
+
+
 @getter("defaults_read")
 def defaults_read(ctx: GetterContext, domain: str, key: str) -> str | None:
     """``defaults read <domain> <key>`` (``None`` when the key is not set)."""
@@ -586,7 +618,7 @@ def unchanged(got: Any, expected: Any) -> bool:
 _DATE_FORMATS = (
     "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d",
     "%A, %B %d, %Y at %I:%M:%S %p", "%A, %B %d, %Y at %H:%M:%S", "%A, %B %d, %Y at %I:%M %p",
-    "%A %d %B %Y at %H:%M:%S", "%B %d, %Y at %I:%M:%S %p", "%B %d, %Y", "%A, %B %d, %Y", "%d/%m/%Y %H:%M",
+    "%A %d %B %Y at %H:%M:%S", "%A, %d %B %Y at %H:%M:%S", "%d %B %Y at %H:%M:%S", "%A, %d %B %Y", "%B %d, %Y at %I:%M:%S %p", "%B %d, %Y", "%A, %B %d, %Y", "%d/%m/%Y %H:%M",
 )
 
 
