@@ -414,6 +414,32 @@ def test_lazy_text_matching_equals_the_exact_optimum(seed):
             assert pair["columns"]["body"] == pytest.approx(rouge_l_text(pair["expected"]["body"], row["body"]))
 
 
+def test_lazy_matching_with_two_text_columns_and_mixed_compare_sets():
+    rng = random.Random(5)
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, title TEXT, body TEXT, tag TEXT)")
+    kinds = {"docs": {"id": "id", "title": "text", "body": "text", "tag": "enum"}}
+    before = snapshot(conn)
+    expected = []
+    for k in range(40):
+        row = {"body": _random_sentence(rng), "tag": rng.choice("xyz")}
+        if k % 2:
+            row["title"] = _random_sentence(rng)
+        expected.append(row)
+    for _ in range(45):
+        conn.execute("INSERT INTO docs (title, body, tag) VALUES (?, ?, ?)",
+                     (_random_sentence(rng), _random_sentence(rng), rng.choice("xyz")))
+    result = score_entity_diff(before, snapshot(conn), specs({"table": "docs", "op": "create", "rows": expected}), kinds)
+
+    actual = list(snapshot(conn)["docs"].values())
+    brute = np.array([[np.mean([column_similarity(kinds["docs"][c], e[c], a[c]) for c in e]) for a in actual] for e in expected])
+    r, c = linear_sum_assignment(brute, maximize=True)
+    assert result.matched == pytest.approx(brute[r, c].sum(), abs=1e-9)
+    scores = [p["score"] for p in result.per_spec[0]["pairs"]]
+    ids = [p["actual_id"] for p in result.per_spec[0]["pairs"]]
+    assert scores == pytest.approx([brute[i, j - 1] if j is not None else 0.0 for i, j in enumerate(ids)])
+
+
 # --------------------------------------------------------------------------- ROUGE-L
 
 
