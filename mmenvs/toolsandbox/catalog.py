@@ -126,11 +126,10 @@ def toolset_tools(toolset: str = "full") -> dict[str, Tool]:
     out: dict[str, Tool] = {}
     for t in full_tools():  # keep catalogue order: a group appears where its first member was
         key = _group_key(t, toolset)
-        if key is None:
+        if key is None or (len(groups[key]) == 1 and toolset != "mini"):  # a group of one stays as it is
             out[t.name] = t
         elif key not in out:
-            members = groups[key]
-            out[key] = members[0] if len(members) == 1 and toolset != "mini" else merge_tools(key, t.app, members)
+            out[key] = merge_tools(key, t.app, groups[key])
     return out
 
 

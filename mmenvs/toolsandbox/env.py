@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -334,6 +335,15 @@ class MMToolSandboxEnv(MMEnv):
         if new_shown:
             info["shown_to_user"] = list(new_shown)
             self._shown_count = len(self.world.shown_to_user)
+        return info
+
+    def _info(self, **kwargs: Any) -> dict[str, Any]:
+        info = super()._info(**kwargs)
+        # The evaluation is refreshed only at reset and episode end: copy its nested details so that
+        # infos of different steps never share objects.
+        for key in ("entity_diff", "side_effects"):
+            if key in info:
+                info[key] = copy.deepcopy(info[key])
         return info
 
     def budget_exhausted(self) -> bool:

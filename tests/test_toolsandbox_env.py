@@ -1,0 +1,276 @@
+"""MMToolSandbox-v0 end to end: oracle and random agents, modes, bad actions, the user simulator, scenario files."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import mmenvs  # noqa: F401  (registers the env ids)
+from mmenvs.toolsandbox.env import MMToolSandboxEnv
+from mmenvs.toolsandbox.scenario import load_scenario, shipped_scenario_paths
+from mmenvs.toolsandbox.scoring import snapshot
+
+SCENARIOS = list(shipped_scenario_paths())
+
+
+@pytest.fixture(scope="module")
+def tool_env() -> MMToolSandboxEnv:
+    env = gym.make("MMToolSandbox-v0", mode="tool").unwrapped
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def code_env() -> MMToolSandboxEnv:
+    env = gym.make("MMToolSandbox-v0").unwrapped
+    yield env
+    env.close()
+
+
+def run_oracle(env: MMToolSandboxEnv, task_id: str, limit: int = 80) -> dict[str, Any]:
+    obs, info = env.reset(options={"task_id": task_id})
+    for _ in range(limit):
+        obs, reward, terminated, truncated, info = env.step(env.oracle_action(obs, info))
+        assert info["action_error"] is None, info["action_error"]
+        if terminated or truncated:
+            info["final_reward"] = reward
+            info["terminated"] = terminated
+            return info
+    raise AssertionError(f"{task_id}: the oracle did not finish in {limit} steps")
+
+
+def test_suite_covers_apps_changes_and_axes() -> None:
+    assert len(SCENARIOS) >= 12
+    scenarios = [load_scenario(p) for p in shipped_scenario_paths().values()]
+    apps = {a for s in scenarios for a in s.metadata["apps"]}
+    assert {"contacts", "messaging", "phone", "reminders", "calendar", "settings", "notes", "todo", "email", "payments",
+            "expenses", "shopping", "music", "files", "photos", "visual"} <= apps
+    assert {spec.op for s in scenarios for spec in s.specs} == {"create", "update", "delete"}
+    assert {s.metadata["image_arrival"] for s in scenarios} == {"upfront", "progressive", "late", "mixed"}
+    assert {"cooperative", "goal_change", "error_correction", "state_mutation"} == {s.metadata["challenge_type"] for s in scenarios}
+
+
+@pytest.mark.parametrize("task_id", SCENARIOS)
+def test_oracle_scores_one_in_tool_mode(tool_env: MMToolSandboxEnv, task_id: str) -> None:
+    info = run_oracle(tool_env, task_id)
+    assert info["terminated"] and info["entity_f1"] == pytest.approx(1.0) and info["final_reward"] == pytest.approx(1.0) and info["success"]
+    assert info["side_effects"] == [] and info["surfaced_recall"] == 1.0 and info["invoked_recall"] == 1.0
+
+
+@pytest.mark.parametrize("task_id", SCENARIOS)
+def test_oracle_scores_one_in_code_mode(code_env: MMToolSandboxEnv, task_id: str) -> None:
+    info = run_oracle(code_env, task_id)
+    assert info["terminated"] and info["entity_f1"] == pytest.approx(1.0) and info["success"]
+
+
+@pytest.mark.parametrize("toolset", ["medium", "compact", "mini"])
+def test_oracle_scores_one_with_merged_toolsets(toolset: str) -> None:
+    env = gym.make("MMToolSandbox-v0", mode="tool", toolset=toolset).unwrapped
+    try:
+        for task_id in SCENARIOS:
+            assert run_oracle(env, task_id)["entity_f1"] == pytest.approx(1.0), task_id
+    finally:
+        env.close()
+
+
+def test_random_agent_stays_near_zero(tool_env: MMToolSandboxEnv) -> None:
+    rng = np.random.default_rng(0)
+    scores = []
+    for episode in range(2 * len(SCENARIOS)):
+        obs, info = tool_env.reset(seed=episode)
+        for _ in range(100):
+            obs, reward, terminated, truncated, info = tool_env.step(tool_env.random_action(rng))
+            if terminated or truncated:
+                break
+        scores.append(info["score"])
+    assert np.mean(scores) < 0.1
+
+
+def test_env_checker_passes() -> None:
+    for mode in ("tool", "code"):
+        env = gym.make("MMToolSandbox-v0", mode=mode).unwrapped
+        check_env(env, skip_render_check=True)
+        env.close()
+        env.close()  # idempotent
+
+
+def test_same_seed_same_first_observation(tool_env: MMToolSandboxEnv) -> None:
+    a, info_a = tool_env.reset(seed=3)
+    b, info_b = tool_env.reset(seed=3)
+    assert a["text"] == b["text"] and np.array_equal(a["image"], b["image"]) and info_a["task_id"] == info_b["task_id"]
+
+
+def test_only_delivered_images_are_usable(tool_env: MMToolSandboxEnv) -> None:
+    obs, info = tool_env.reset(options={"task_id": "email_invoice_to_accountant"})
+    assert info["images"] == [] and not obs["image"].any()  # round 1 sends no image
+    obs, *_ , info = tool_env.step('{"name": "view_image", "arguments": {"image_id": "img_0"}}')
+    assert "not in your working set" in obs["text"]
+    tool_env.step('{"name": "search_tools", "arguments": {"query": "view image"}}')
+    obs, *_, info = tool_env.step('{"name": "view_image", "arguments": {"image_id": "img_0"}}')
+    assert "has not been shared" in info["action_error"]
+    obs, *_, info = tool_env.step("Okay, send it.")
+    assert info["images"] == [] and "img_0" in obs["text"] and obs["image"].any()
+
+
+@pytest.mark.parametrize(("action", "fragment"), [
+    ('{"name": "teleport", "arguments": {}}', "no tool named 'teleport'"),
+    ('{"name": "contacts_create_contact", "arguments": {"name": "X"}}', "not in your working set"),
+    ('{"name": "search_tools", "arguments": {"query": 5}}', "must be str"),
+    ('{"name": "search_tools" "arguments": {}}', 'has no "name"'),
+    ('{"name": "search_tools", "arguments": {"query": "x"', "could not parse"),
+    ({"code": "print(1)"}, "execute_code"),
+])
+def test_bad_actions_return_errors_and_keep_the_world(tool_env: MMToolSandboxEnv, action: Any, fragment: str) -> None:
+    tool_env.reset(options={"task_id": "contacts_business_card"})
+    before = snapshot(tool_env.world.conn)
+    obs, reward, terminated, truncated, info = tool_env.step(action)
+    assert fragment.lower() in obs["text"].lower() and fragment.lower() in info["action_error"].lower()
+    assert not terminated and snapshot(tool_env.world.conn) == before
+
+
+def test_wrong_argument_types_in_found_tool(tool_env: MMToolSandboxEnv) -> None:
+    tool_env.reset(options={"task_id": "calendar_poster_reminder"})
+    tool_env.step({"name": "search_tools", "arguments": {"query": "calendar create event"}})
+    before = snapshot(tool_env.world.conn)
+    for arguments, fragment in (({"title": "x", "start": "next friday", "end": "2025-04-19T22:00:00"}, "date-time like"),
+                                ({"title": "x"}, "missing required"), ({"title": ["x"], "start": "2025-04-19T20:00:00", "end": "2025-04-19T22:00:00"}, "must be str")):
+        obs, *_, info = tool_env.step({"name": "calendar_create_event", "arguments": arguments})
+        assert fragment in info["action_error"] and info["action_error_kind"] == "tool_error"
+    assert snapshot(tool_env.world.conn) == before
+
+
+def test_code_mode_runs_tools_and_reports_errors(code_env: MMToolSandboxEnv) -> None:
+    code_env.reset(options={"task_id": "contacts_business_card"})
+    obs, *_, info = code_env.step("```python\nprint(contacts_create_contact(name='Zed'))\n```")
+    assert "not in your working set" in obs["text"] and code_env.world.count("contacts") == 4
+    code = "r = search_tools(query='create contact')\nc = contacts_create_contact(name='Zed', phone_number='+1-555-0101')\nprint(c['id'])"
+    obs, *_, info = code_env.step(f"```python\n{code}\n```")
+    assert obs["text"].strip().endswith("5") and code_env.world.get("contacts", 5)["name"] == "Zed"
+    assert info["code_tool_calls"] == ["search_tools", "contacts_create_contact"]
+    obs, *_, info = code_env.step("```python\ncontacts_create_contact(name='Bad', phone_number='nope')\n```")
+    assert "ToolError" in obs["text"] and code_env.world.count("contacts") == 5
+    obs, *_, info = code_env.step("```python\ncrop_image('img_0', [0, 0, 500, 500])\n```")
+    assert "not in your working set" in obs["text"]
+
+
+def test_side_effects_lower_the_score(tool_env: MMToolSandboxEnv) -> None:
+    obs, info = tool_env.reset(options={"task_id": "contacts_business_card"})
+    steps = [{"name": "search_tools", "arguments": {"query": "contacts create contact"}},
+             {"name": "search_tools", "arguments": {"query": "notes create note"}},
+             {"name": "contacts_create_contact", "arguments": {"name": "Tomasz Kowalczyk", "phone_number": "+1-555-0187", "email": "t.kowalczyk@brightline.io",
+                                                               "company": "Brightline Labs", "job_title": "Senior Data Engineer", "relationship": "coworker"}},
+             {"name": "notes_create_note", "arguments": {"title": "met Tomasz"}}, {"reply": "Done."}]
+    for step in steps:
+        obs, reward, terminated, truncated, info = tool_env.step(step)
+        assert info["action_error"] is None, info["action_error"]
+    assert terminated and info["recall"] == pytest.approx(1.0) and info["precision"] == pytest.approx(0.5)
+    assert info["side_effects"] == [{"table": "notes", "op": "create", "id": 1}]
+
+
+def test_progress_reward_sums_to_final_score() -> None:
+    env = gym.make("MMToolSandbox-v0", mode="tool", reward_mode="progress").unwrapped
+    obs, info = env.reset(options={"task_id": "music_chart_playlist"})
+    total, done = 0.0, False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(env.oracle_action(obs, info))
+        total += reward
+        done = terminated or truncated
+    assert total == pytest.approx(info["score"]) == pytest.approx(1.0)
+    env.close()
+
+
+def test_message_budget_truncates() -> None:
+    env = gym.make("MMToolSandbox-v0", mode="tool", max_steps=5).unwrapped
+    env.reset(options={"task_id": "notes_whiteboard_cleanup"})
+    _, _, terminated, truncated, info = env.step({"name": "search_tools", "arguments": {"query": "notes"}})  # messages: 1 user + 2
+    assert not truncated and info["messages"] == 3
+    _, _, terminated, truncated, info = env.step({"name": "search_tools", "arguments": {"query": "note"}})
+    assert truncated and not terminated and info["messages"] == 5
+    env.close()
+
+
+def test_task_metadata_and_info_keys(tool_env: MMToolSandboxEnv) -> None:
+    obs, info = tool_env.reset(options={"task_id": "expenses_trip_receipts"})
+    assert info["task_meta"] == {"flow_type": "aggregate", "challenge_type": "cooperative", "image_arrival": "progressive",
+                                 "apps": ["expenses"], "num_images": 2, "num_rounds": 2}
+    assert info["images"] == ["img_0"] and {"entity_f1", "precision", "recall", "entity_diff", "side_effects"} <= set(info)
+
+
+# ---------------------------------------------------------------------- user simulator
+def test_user_delivers_correction_then_ends(tool_env: MMToolSandboxEnv) -> None:
+    tool_env.reset(options={"task_id": "calendar_class_correction"})
+    obs, _, terminated, _, info = tool_env.step("Added it on Tuesdays.")
+    assert "got the day wrong" in obs["text"] and not terminated and info["user"] == "correction"
+    obs, _, terminated, _, info = tool_env.step("Fixed.")
+    assert terminated and info["user"] == "end"
+
+
+def test_user_goal_change_comes_in_its_round(tool_env: MMToolSandboxEnv) -> None:
+    tool_env.reset(options={"task_id": "todo_packing_goal_change"})
+    obs, *_, info = tool_env.step("Created the project.")
+    assert obs["text"].startswith("User: Change of plan") and info["user"] == "query"
+    obs, *_, info = tool_env.step("Understood.")
+    assert "delete the Camping project" in obs["text"] and info["user"] == "goal_change"
+    obs, _, terminated, _, info = tool_env.step("Done.")
+    assert terminated
+
+
+def test_user_answers_matching_questions_and_gives_up_after_failures(tool_env: MMToolSandboxEnv) -> None:
+    tool_env.reset(options={"task_id": "payments_split_dinner"})
+    obs, *_, info = tool_env.step("Which Marco do you mean?")
+    assert "phone contacts" in obs["text"] and info["user"] == "answer"
+    obs, *_, info = tool_env.step("What is the total on the receipt?")  # no scripted answer: never reveals image content
+    assert "$" not in obs["text"]
+    assert info["user_state"]["conversation_ended"] is True  # an unmatched question counts as the round's reply
+    tool_env.reset(options={"task_id": "payments_split_dinner"})
+    for expected_end in (False, False, True):
+        obs, _, terminated, _, info = tool_env.step("Sorry, I can't read that image.")
+        assert terminated is expected_end
+    assert "stop" in obs["text"]
+
+
+# ---------------------------------------------------------------------- scenario files
+def _valid() -> dict[str, Any]:
+    return json.loads(shipped_scenario_paths()["contacts_business_card"].read_text())
+
+
+@pytest.mark.parametrize(("mutate", "fragment"), [
+    (lambda d: d.pop("reference_time"), "field 'reference_time' is missing"),
+    (lambda d: d.update(reference_time="March 10"), "field 'reference_time' is invalid"),
+    (lambda d: d["rounds"][0].update(provide=["nope"]), "field 'rounds[0].provide[0]' names unknown image 'nope'"),
+    (lambda d: d.update(rounds=[]), "field 'rounds' must be a non-empty list"),
+    (lambda d: d["initial_entities"].update(spaceships=[{}]), "field 'initial_entities.spaceships'"),
+    (lambda d: d["initial_entities"]["contacts"][0].update(phone_number="xyz"), "field 'initial_entities.contacts[0]'"),
+    (lambda d: d["expected_changes"][0].update(op="upsert"), "expected_changes[0]"),
+    (lambda d: d["reference_solution"][1].update(tool="contacts_fly"), "field 'reference_solution[1].tool' names unknown tool"),
+    (lambda d: d["reference_solution"][1]["arguments"].update(name=3), "field 'reference_solution[1].arguments' do not fit"),
+    (lambda d: d["reference_solution"].pop(), "must end with a 'say' step"),
+    (lambda d: d["metadata"].update(flow_type="vibes"), "field 'metadata.flow_type' must be one of"),
+    (lambda d: d["metadata"].update(apps=["teleporter"]), "field 'metadata.apps'"),
+    (lambda d: d.update(colour="blue"), "unknown fields ['colour']"),
+    (lambda d: d["images"]["card"].update(generator="hologram"), "images.card"),
+    (lambda d: d["expected_changes"][0]["rows"][0].update(name="{image:missing}"), "unknown image {image:missing}"),
+])
+def test_malformed_scenarios_name_file_and_field(tmp_path, mutate, fragment: str) -> None:
+    data = _valid()
+    mutate(data)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError) as caught:
+        load_scenario(path).pixels()
+    assert str(path) in str(caught.value) and fragment in str(caught.value), str(caught.value)
+
+
+def test_inline_scenario_runs(tool_env: MMToolSandboxEnv) -> None:
+    data = copy.deepcopy(_valid())
+    data["id"] = "inline_card"
+    obs, info = tool_env.reset(options={"task": data})
+    assert info["task_id"] == "inline_card" and "img_0" in obs["text"]
+    with pytest.raises(ValueError, match="unknown task_id"):
+        tool_env.reset(options={"task_id": "nope"})
