@@ -562,7 +562,7 @@ class Interpreter:
         if isinstance(value, list):
             return [self.wrap(app_name, app, v, desc) for v in value]
         if isinstance(value, dict):
-            return {str(k).lower(): self.wrap(app_name, app, v, desc) for k, v in value.items()}
+            return {str(k): self.wrap(app_name, app, v, desc) for k, v in value.items()}
         return value
 
     def unwrap(self, value: Any) -> Any:

@@ -1104,12 +1104,12 @@ class Parser:
                     label_toks = self.toks[self.pos:self.pos + n]
                     m = self.match_term()
                     if m and m[0] == n and "prop" in m[1]:
-                        label = m[1]["prop"]
+                        label = m[1]["prop"]  # a dictionary term keeps its declared spelling (``URL``)
                     else:
                         label = " ".join(str(x.value) for x in label_toks).strip("|")
                     self.pos += n
                     self.expect_op(":")
-                    pairs.append((label.lower(), self.parse_expr()))
+                    pairs.append((label, self.parse_expr()))
                     self.skip_newlines()
                     if self.at_op(","):
                         self.next()
