@@ -254,6 +254,7 @@ def test_train_sampling_is_seeded_and_varies():
 def test_substitute_filters_and_types():
     values = {"t": "It's 5", "n": 3, "rec": {"a": "x"}}
     assert substitute("{{n}}", values) == 3
+    assert substitute("{{xs|join|applescript}}", {"xs": ["a", "b"]}) == '"a\nb"'
     assert substitute("n={{n|add:2}}", values) == "n=5"
     assert substitute("{{t|applescript}}", values) == '"It\'s 5"'
     assert substitute("{{t|shell}}", values) == "'It'\"'\"'s 5'"

@@ -176,12 +176,16 @@ def _filter(value: Any, name: str, arg: int | None) -> Any:
         return json.dumps(value)
     if name == "len":
         return len(value)
+    if name == "join":
+        if not isinstance(value, list):
+            raise TypeError("join needs a list")
+        return "\n".join(str(v) for v in value)
     if name == "add":
         return int(value) + int(arg or 0)
     raise KeyError(name)
 
 
-FILTERS = ("lower", "upper", "title", "slug", "shell", "applescript", "json", "len", "add")
+FILTERS = ("lower", "upper", "title", "slug", "shell", "applescript", "json", "len", "join", "add")
 
 
 def _resolve(match: re.Match[str], values: Mapping[str, Any], where: str) -> Any:
