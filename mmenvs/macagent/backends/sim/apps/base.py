@@ -1,0 +1,145 @@
+"""What every simulated app shares: lifecycle (launch, activate, reopen, quit), windows, the
+standard menus (app menu, Edit, Window), a version counter that invalidates cached drawing, and
+``state()`` for Python getters."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..menus import MenuItem, sep
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..desktop import Desktop
+    from ..window import Window
+
+
+class App:
+    """Base of the simulated apps. Subclasses set ``name`` and implement ``new_window`` and
+    ``state``; they add their own menus in ``app_menus``."""
+
+    name = "App"
+    bundle_id = "com.apple.app"
+    text_editing = True  # has an Edit menu acting on the focused text field
+
+    def __init__(self, desktop: "Desktop") -> None:
+        self.desktop = desktop
+        self.version = 0
+        self.running = False
+        self.hidden = False
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def icon_name(self) -> str:
+        return self.name
+
+    def touch(self) -> None:
+        """Mark the app's model changed: every window of the app is rebuilt and redrawn."""
+        self.version += 1
+
+    @property
+    def windows(self) -> list["Window"]:
+        """Top-level windows of this app, front-most first."""
+        return [w for w in reversed(self.desktop.windows) if w.app is self and w.parent is None]
+
+    def launch(self) -> None:
+        self.running = True
+
+    def reopen(self) -> None:
+        """Activated with no visible window (dock click, ``open -a``): open the main window."""
+        visible = [w for w in self.windows if not w.minimized]
+        if not visible:
+            mini = [w for w in self.windows if w.minimized]
+            if mini:
+                mini[0].minimized = False
+                self.desktop.raise_window(mini[0])
+            else:
+                self.new_window()
+
+    def new_window(self) -> "Window | None":
+        """Open the app's main (or a new document) window."""
+        return None
+
+    def window_closed(self, win: "Window") -> None:
+        """Hook run after one of the app's windows closed."""
+
+    def request_close(self, win: "Window") -> None:
+        """The close button / cmd-w; apps with unsaved documents ask first."""
+        self.desktop.close_window(win)
+
+    def quit(self) -> None:
+        for w in list(self.windows):
+            self.desktop.close_window(w, force=True)
+        self.running = False
+        self.hidden = False
+        self.desktop.app_quit(self)
+
+    # ------------------------------------------------------------------ menus
+    def app_menus(self) -> list[tuple[str, list[MenuItem]]]:
+        """Menus between the app menu and Edit/Window (File, View, …) — override."""
+        return [("File", [MenuItem("Close Window", self._close_front, "cmd+w", enabled=bool(self.windows))])]
+
+    def extra_menus(self) -> list[tuple[str, list[MenuItem]]]:
+        """Menus after Edit (View, Format, …) — override."""
+        return []
+
+    def menus(self) -> list[tuple[str, list[MenuItem]]]:
+        d = self.desktop
+        app_menu = [
+            MenuItem(f"About {self.name}", lambda: d.about(self)),
+            sep(),
+            MenuItem(f"Hide {self.name}", lambda: d.hide_app(self), "cmd+h"),
+            MenuItem("Hide Others", lambda: d.hide_others(self), "cmd+option+h"),
+            MenuItem("Show All", d.show_all),
+            sep(),
+            MenuItem(f"Quit {self.name}", self.quit, "cmd+q"),
+        ]
+        out = [(self.name, app_menu)] + self.app_menus()
+        if self.text_editing:
+            out.append(("Edit", [
+                MenuItem("Undo", lambda: d.send_key("z", frozenset({"command"})), "cmd+z"),
+                MenuItem("Redo", lambda: d.send_key("z", frozenset({"command", "shift"})), "cmd+shift+z"),
+                sep(),
+                MenuItem("Cut", lambda: d.send_key("x", frozenset({"command"})), "cmd+x"),
+                MenuItem("Copy", lambda: d.send_key("c", frozenset({"command"})), "cmd+c"),
+                MenuItem("Paste", lambda: d.send_key("v", frozenset({"command"})), "cmd+v"),
+                MenuItem("Select All", lambda: d.send_key("a", frozenset({"command"})), "cmd+a"),
+            ]))
+        out += self.extra_menus()
+        wins = [w for w in self.windows]
+        out.append(("Window", [
+            MenuItem("Minimize", self._minimize_front, "cmd+m", enabled=bool(wins)),
+            MenuItem("Zoom", self._zoom_front, enabled=bool(wins)),
+            sep(),
+            MenuItem("Bring All to Front", lambda: d.activate(self)),
+        ] + ([sep()] if wins else []) + [
+            MenuItem(w.title or "Untitled", (lambda w=w: d.raise_window(w)), checked=(w is d.key_window()))
+            for w in wins
+        ]))
+        out.append(("Help", [MenuItem(f"{self.name} Help", lambda: d.about(self))]))
+        return out
+
+    def _front(self) -> "Window | None":
+        kw = self.desktop.key_window()
+        if kw is not None and kw.app is self:
+            return kw.parent or kw
+        return None
+
+    def _close_front(self) -> None:
+        w = self._front()
+        if w is not None:
+            self.request_close(w)
+
+    def _minimize_front(self) -> None:
+        w = self._front()
+        if w is not None:
+            self.desktop.minimize(w)
+
+    def _zoom_front(self) -> None:
+        w = self._front()
+        if w is not None:
+            self.desktop.zoom(w)
+
+    # ------------------------------------------------------------------ state
+    def state(self) -> dict[str, Any]:
+        """The app's state as JSON-able data (for Python getters)."""
+        return {"running": self.running}

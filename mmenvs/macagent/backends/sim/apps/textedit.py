@@ -1,0 +1,424 @@
+"""TextEdit: plain-text documents in windows; New, Open… (an open panel over the home folder),
+Save / Save As… (a save sheet with name and location, and a Replace alert when the file exists),
+closing with unsaved changes asks to save. Files are written as UTF-8 plain text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
+from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
+from ..menus import MenuItem, sep
+from ..widgets import Box, Button, Label, ListView, PopupButton, Row, TextField, Widget
+from ..window import Window, alert
+from .base import App
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..desktop import Desktop
+
+LOCATIONS = ("Desktop", "Documents", "Downloads", "Home")
+
+
+@dataclass
+class Document:
+    """An open TextEdit document."""
+
+    id: int
+    name: str
+    text: str = ""
+    path: Path | None = None
+    modified: bool = False
+
+
+class TextEditScripting(ScriptableAppBase):
+    """TextEdit's dictionary: documents (name, text, path, modified), windows; open/save/close."""
+
+    def __init__(self, app: "TextEditApp") -> None:
+        self.app = app
+        self.name = "TextEdit"
+        cmds = dict(STANDARD_COMMANDS)
+        self.terminology = Terminology(classes={"document": "documents", "window": "windows"},
+                                       properties=frozenset({"name", "text", "path", "modified", "id", "document",
+                                                             "index", "visible", "bounds", "frontmost", "version"}),
+                                       commands=cmds)
+
+    def _doc(self, obj: ObjectRef) -> Document:
+        for d in self.app.documents:
+            if d.id == obj.id:
+                return d
+        raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    def describe(self, obj: ObjectRef) -> str:
+        if obj.cls == "document":
+            for d in self.app.documents:
+                if d.id == obj.id:
+                    return f'document "{d.name}" of application "TextEdit"'
+        return super().describe(obj)
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls == "document":
+            return [ObjectRef("document", d.id) for d in self.app.documents_front_first()]
+        if container is None and cls == "window":
+            return [ObjectRef("window", w.id) for w in self.app.windows]
+        return super().elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None:
+            if prop == "frontmost":
+                return self.app.desktop.active is self.app
+            if prop == "version":
+                return "1.20"
+            return super().get_property(obj, prop)
+        if obj.cls == "window":
+            w = self._window(obj)
+            if prop == "name":
+                return w.title
+            if prop == "document":
+                return ObjectRef("document", w.doc.id)
+            if prop == "bounds":
+                return [w.x, w.y, w.x + w.w, w.y + w.h]
+            if prop == "id":
+                return w.id
+            return super().get_property(obj, prop)
+        d = self._doc(obj)
+        if prop == "name":
+            return d.name
+        if prop == "text":
+            return d.text
+        if prop == "path":
+            return self.app.desktop.backend.posix_path(d.path) if d.path is not None else None
+        if prop == "modified":
+            return d.modified
+        if prop == "id":
+            return d.id
+        return super().get_property(obj, prop)
+
+    def _window(self, obj: ObjectRef) -> Window:
+        for w in self.app.windows:
+            if w.id == obj.id:
+                return w
+        raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "document" and prop in ("text", "name"):
+            d = self._doc(obj)
+            if prop == "text":
+                d.text = str(value)
+                d.modified = True
+            else:
+                d.name = str(value)
+            self.app.touch()
+            return
+        super().set_property(obj, prop, value)
+
+    def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        if cls != "document":
+            raise AppleScriptError(f"Can’t make class {cls}.", ERR_APP_GENERIC)
+        doc = self.app.new_document(text=str(properties.get("text", "")), name=properties.get("name"))
+        return ObjectRef("document", doc.id)
+
+    def delete(self, obj: ObjectRef) -> None:
+        d = self._doc(obj)
+        self.app.close_document(d)
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        if name == "save":
+            doc = self._doc(_ref(direct, "document")) if direct is not None else self.app.front_document()
+            if doc is None:
+                raise AppleScriptError("Can’t get document 1.", ERR_NO_SUCH_OBJECT)
+            target = params.get("in")
+            path = self.app.desktop.backend.host_path(str(target)) if target is not None else doc.path
+            if path is None:
+                raise AppleScriptError(f"The document “{doc.name}” has never been saved; give a file with “in”.", ERR_APP_GENERIC)
+            self.app.write(doc, path)
+            return None
+        if name == "open":
+            items = direct if isinstance(direct, list) else [direct]
+            out = []
+            for it in items:
+                path = self.app.desktop.backend.host_path(str(it))
+                if not path.is_file():
+                    raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
+                out.append(ObjectRef("document", self.app.open_file(path).id))
+            return out[0] if len(out) == 1 else out
+        if name == "close":
+            if direct is None:
+                doc = self.app.front_document()
+                if doc is not None:
+                    self.app.close_document(doc)
+                return None
+            items = direct if isinstance(direct, list) else [direct]
+            for it in items:
+                ref = _ref(it, "document")
+                if ref.cls == "window":
+                    w = self._window(ref)
+                    self.app.close_document(w.doc)
+                else:
+                    self.app.close_document(self._doc(ref))
+            return None
+        if name in ("activate", "reopen", "launch", "run"):
+            self.app.desktop.activate(self.app)
+            return None
+        if name == "quit":
+            self.app.quit()
+            return None
+        return super().command(name, direct, params)
+
+
+def _ref(value: Any, cls: str) -> ObjectRef:
+    if isinstance(value, ObjectRef):
+        return value
+    obj = getattr(value, "ref", None)
+    if isinstance(obj, ObjectRef):
+        return obj
+    raise AppleScriptError(f"Can’t make {value!r} into type {cls}.", -1700)
+
+
+class TextEditApp(App):
+    """TextEdit; ``documents`` are the open documents."""
+
+    name = "TextEdit"
+    bundle_id = "com.apple.TextEdit"
+
+    def __init__(self, desktop: "Desktop") -> None:
+        super().__init__(desktop)
+        self.documents: list[Document] = []
+        self._next = 1
+        self.scripting = TextEditScripting(self)
+
+    # ------------------------------------------------------------------ model
+    def documents_front_first(self) -> list[Document]:
+        seen = [w.doc for w in self.windows if w.doc is not None]
+        return seen + [d for d in self.documents if d not in seen]
+
+    def front_document(self) -> Document | None:
+        docs = self.documents_front_first()
+        return docs[0] if docs else None
+
+    def new_document(self, text: str = "", name: str | None = None) -> Document:
+        if name is None:
+            n = len([d for d in self.documents if d.path is None]) + 1
+            name = "Untitled" if n == 1 else f"Untitled {n}"
+        doc = Document(self._next, str(name), text, None, bool(text))
+        self._next += 1
+        self.documents.append(doc)
+        self._open_window(doc)
+        return doc
+
+    def open_file(self, path: Path) -> Document:
+        for d in self.documents:
+            if d.path is not None and d.path.resolve() == path.resolve():
+                for w in self.windows:
+                    if w.doc is d:
+                        self.desktop.raise_window(w)
+                return d
+        text = path.read_bytes().decode("utf-8", "replace")
+        doc = Document(self._next, path.name, text, path, False)
+        self._next += 1
+        self.documents.append(doc)
+        self._open_window(doc)
+        return doc
+
+    def write(self, doc: Document, path: Path) -> None:
+        """Save ``doc`` as UTF-8 plain text at ``path`` (inside the home folder)."""
+        self.desktop.backend.check_in_home(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(doc.text, encoding="utf-8")
+        doc.path, doc.name, doc.modified = path, path.name, False
+        for w in self.windows:
+            if w.doc is doc:
+                w.title = doc.name
+        self.touch()
+
+    def close_document(self, doc: Document) -> None:
+        for w in list(self.windows):
+            if w.doc is doc:
+                self.desktop.close_window(w, force=True)
+        if doc in self.documents:
+            self.documents.remove(doc)
+        self.touch()
+
+    def state(self) -> dict[str, Any]:
+        return {"running": self.running, "documents": [
+            {"name": d.name, "text": d.text, "path": self.desktop.backend.posix_path(d.path) if d.path else None,
+             "modified": d.modified} for d in self.documents_front_first()]}
+
+    # ------------------------------------------------------------------ GUI
+    def reopen(self) -> None:
+        if not [w for w in self.windows if not w.minimized]:
+            self.new_document()
+
+    def new_window(self) -> Window:
+        return self._window_of(self.new_document())
+
+    def _window_of(self, doc: Document) -> Window:
+        for w in self.windows:
+            if w.doc is doc:
+                return w
+        raise KeyError(doc.name)
+
+    def _open_window(self, doc: Document) -> Window:
+        w, h = 640, 480
+        x, y = self.desktop.cascade_origin(w, h)
+        win = Window(self, doc.name, (x, y, w, h), self._build, doc=doc)
+        win.focus_key = "textedit:text"
+        self.desktop.show_window(win)
+        return win
+
+    def window_closed(self, win: Window) -> None:
+        if win.doc in self.documents and not any(w.doc is win.doc for w in self.windows):
+            self.documents.remove(win.doc)
+
+    def request_close(self, win: Window) -> None:
+        doc: Document = win.doc
+        if doc is None or not doc.modified:
+            self.desktop.close_window(win)
+            return
+        alert(self, win, f"Do you want to save the changes made to the document “{doc.name}”?",
+              "Your changes will be lost if you don’t save them.",
+              [("Save…", lambda: self.save(win, then_close=True)), ("Cancel", lambda: None),
+               ("Don’t Save", lambda: self.desktop.close_window(win))], default=0, cancel=1)
+
+    def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
+        if win is None:
+            return
+        doc: Document = win.doc
+        if doc.path is not None and not save_as:
+            self.write(doc, doc.path)
+            if then_close:
+                self.desktop.close_window(win)
+            return
+        self.save_sheet(win, then_close)
+
+    def save_sheet(self, win: Window, then_close: bool = False) -> Window:
+        """The save panel: "Save As", "Where" (a location popup), Cancel and Save."""
+        doc: Document = win.doc
+        w, h = 460, 170
+        form = {"where": "Documents" if doc.path is None else self._location_of(doc.path)}
+        default = doc.name if "." in doc.name else doc.name + ".txt"
+
+        def build(sheet: Window) -> list[Widget]:
+            ed = sheet.editor("save:name", initial=default)
+            return [
+                Label((20, 24, 90, 24), "Save As:", 13, align="right"),
+                TextField("save:name", (118, 24, w - 140, 24), ed, name="Save As", on_commit=lambda t: do_save()),
+                Label((20, 64, 90, 24), "Where:", 13, align="right"),
+                PopupButton("save:where", (118, 64, 200, 24), list(LOCATIONS), form["where"],
+                            lambda v: (form.__setitem__("where", v), sheet.touch()), name="Where"),
+                Label((20, 100, 90, 24), "File Format:", 13, align="right"),
+                Label((118, 100, 200, 24), "Plain Text (UTF-8)", 13, color="secondary_text", key="save:format"),
+                Button("save:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(sheet), cancel=True),
+                Button("save:save", (w - 104, h - 44, 84, 26), "Save", lambda: do_save(), default=True,
+                       enabled=bool(ed.text.strip())),
+            ]
+
+        def do_save() -> None:
+            name = sheet.editors["save:name"].text.strip()
+            if not name or "/" in name or name.startswith("."):
+                return
+            if "." not in name:
+                name += ".txt"
+            folder = self._location_dir(form["where"])
+            path = folder / name
+            self.desktop.close_window(sheet)
+
+            def finish() -> None:
+                self.write(doc, path)
+                if then_close:
+                    self.desktop.close_window(win)
+
+            if path.exists() and (doc.path is None or path.resolve() != doc.path.resolve()):
+                alert(self, win, f"“{name}” already exists. Do you want to replace it?",
+                      f"A file or folder with the same name already exists in the folder {form['where']}. "
+                      "Replacing it will overwrite its current contents.",
+                      [("Replace", finish), ("Cancel", lambda: None)], default=1, cancel=1)
+            else:
+                finish()
+
+        sheet = Window(self, "Save", (0, 0, w, h), build, parent=win, kind="sheet")
+        sheet.focus_key = "save:name"
+        ed = sheet.editor("save:name", initial=default)
+        stem = default.rfind(".") if "." in default else len(default)
+        ed.anchor, ed.cursor = 0, stem
+        self.desktop.show_window(sheet)
+        return sheet
+
+    def _location_dir(self, where: str) -> Path:
+        home = self.desktop.home
+        return home if where == "Home" else home / where
+
+    def _location_of(self, path: Path) -> str:
+        for loc in LOCATIONS[:3]:
+            if path.parent == self.desktop.home / loc:
+                return loc
+        return "Home"
+
+    def open_panel(self) -> Window:
+        """The open panel: choose a location, pick a file, Open."""
+        w, h = 520, 380
+        form = {"where": "Documents", "selected": None}
+
+        def build(panel: Window) -> list[Widget]:
+            folder = self._location_dir(form["where"])
+            try:
+                names = sorted((p.name for p in folder.iterdir() if not p.name.startswith(".")), key=str.lower)
+            except OSError:
+                names = []
+            rows = [Row(n, [n], icon="folder" if (folder / n).is_dir() else "document") for n in names]
+            return [
+                Box((0, 0, w, h), "window_bg"),
+                PopupButton("open:where", (20, 16, 200, 24), list(LOCATIONS), form["where"],
+                            lambda v: (form.__setitem__("where", v), form.__setitem__("selected", None), panel.touch()),
+                            name="Where"),
+                ListView("open:files", (20, 52, w - 40, h - 110), rows, [form["selected"]] if form["selected"] else [],
+                         name="Files", on_select=lambda ks: form.__setitem__("selected", ks[0] if ks else None),
+                         on_activate=lambda k: do_open(k)),
+                Button("open:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(panel), cancel=True),
+                Button("open:open", (w - 104, h - 44, 84, 26), "Open", lambda: do_open(form["selected"]), default=True,
+                       enabled=form["selected"] is not None),
+            ]
+
+        def do_open(name: str | None) -> None:
+            if not name:
+                return
+            path = self._location_dir(form["where"]) / name
+            if path.is_dir():
+                return
+            self.desktop.close_window(panel)
+            self.open_file(path)
+
+        x, y = self.desktop.cascade_origin(w, h)
+        panel = Window(self, "Open", (x, y, w, h), build)
+        panel.focus_key = "open:files"
+        self.desktop.show_window(panel)
+        return panel
+
+    def app_menus(self) -> list:
+        fw = self._front()
+        is_doc = fw is not None and fw.doc is not None
+        return [("File", [
+            MenuItem("New", self.new_document, "cmd+n"),
+            MenuItem("Open…", self.open_panel, "cmd+o"),
+            sep(),
+            MenuItem("Close", self._close_front, "cmd+w", enabled=fw is not None),
+            MenuItem("Save…", lambda: self.save(fw), "cmd+s", enabled=is_doc),
+            MenuItem("Save As…", lambda: self.save(fw, save_as=True), "cmd+shift+s", enabled=is_doc),
+        ])]
+
+    def extra_menus(self) -> list:
+        return [("Format", [MenuItem("Make Plain Text", enabled=False, checked=True)])]
+
+    def _build(self, win: Window) -> list[Widget]:
+        doc: Document = win.doc
+        win.title = doc.name + (" — Edited" if doc.modified else "")
+        ed = win.editor("textedit:text", doc.text, multiline=True)
+
+        def changed(t: str) -> None:
+            doc.text = t
+            doc.modified = True
+
+        return [Box((0, 28, win.w, win.h - 28), "content_bg"),
+                TextField("textedit:text", (0, 28, win.w, win.h - 28), ed, bordered=False, name=doc.name, size=13,
+                          on_change=changed)]

@@ -1,0 +1,355 @@
+"""``SimBackend``: the embedded macOS-like desktop behind the ``MacBackend`` interface."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..base import BackendError, ShellOutput
+from .desktop import Desktop
+from .keys import canonical
+
+BUTTONS = ("left", "right", "middle")
+
+
+def _app_classes() -> list[type]:
+    from .apps.calendar import CalendarApp
+    from .apps.clock import ClockApp
+    from .apps.finder import FinderApp
+    from .apps.mail import MailApp
+    from .apps.notes import NotesApp
+    from .apps.reminders import RemindersApp
+    from .apps.safari import SafariApp
+    from .apps.settings import SettingsApp
+    from .apps.terminal import TerminalApp
+    from .apps.textedit import TextEditApp
+
+    return [SettingsApp, FinderApp, SafariApp, MailApp, NotesApp, RemindersApp, CalendarApp, ClockApp, TextEditApp, TerminalApp]
+
+
+class SimBackend:
+    """A simulated macOS desktop: Pillow-rendered screen, apps with real state, a real confined
+    shell over the episode's home folder, and AppleScript for the apps.
+
+    ``screen_size`` is (width, height). ``shell_timeout`` bounds one shell command (seconds);
+    ``max_output_chars`` caps what one command returns. ``web_pages`` maps URL → HTML for Safari
+    (replace per task with :meth:`set_web_pages`).
+    """
+
+    def __init__(self, screen_size: tuple[int, int] = (1280, 800), *, shell_timeout: float = 10.0,
+                 max_output_chars: int = 20000, web_pages: dict[str, str] | None = None) -> None:
+        w, h = int(screen_size[0]), int(screen_size[1])
+        if w < 640 or h < 400:
+            raise ValueError(f"screen_size {screen_size!r} is too small; the desktop needs at least 640×400")
+        self.screen_size = (w, h)
+        self.shell_timeout = shell_timeout
+        self.max_output_chars = max_output_chars
+        self.web_pages: dict[str, str] = dict(web_pages or {})
+        self.desktop: Desktop | None = None
+        self.home: Path | None = None
+        self._shell: Any = None
+        self._shell_home: Path | None = None
+        self._shell_used = False
+        self._host: Any = None
+        self.prefs: Any = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def reset(self, *, now: datetime, home: Path) -> None:
+        """Fresh desktop at ``now`` over an emptied ``home`` with Desktop, Documents and Downloads."""
+        if self._closed:
+            raise BackendError("the backend was closed; create a new SimBackend")
+        home = Path(home)
+        _wipe(home)
+        for d in ("Desktop", "Documents", "Downloads", ".Trash", "Library"):
+            (home / d).mkdir(parents=True, exist_ok=True)
+        self.home = home
+        desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now)
+        for cls in _app_classes():
+            desk.register(cls(desk))
+        desk.apps["Safari"].pages = self.web_pages
+        desk.active = desk.apps["Finder"]
+        desk.backend = self
+        self.desktop = desk
+        from .bridge import Preferences
+
+        self.prefs = Preferences(self)
+        self._host = None
+        if self._shell is not None:
+            self._reset_shell()
+
+    def close(self) -> None:
+        """Stop the shell worker. Idempotent."""
+        if self._shell is not None:
+            try:
+                self._shell.close()
+            finally:
+                self._shell = None
+        self._closed = True
+
+    def set_web_pages(self, pages: dict[str, str]) -> None:
+        """The offline web Safari (and ``curl``) serve: URL → HTML-ish text."""
+        self.web_pages = dict(pages)
+        if self.desktop is not None:
+            self.desktop.apps["Safari"].pages = self.web_pages
+
+    def advance_time(self, seconds: float) -> None:
+        """Move the sim clock forward (e.g. for WAIT or sleep actions): timers count down."""
+        self._desk().advance(seconds)
+
+    def app(self, name: str) -> Any:
+        """The app object called ``name`` (see the package docstring for each app's API)."""
+        try:
+            return self._desk().app(name)
+        except KeyError:
+            raise BackendError(f"no app named {name!r}; apps: {', '.join(self._desk().apps)}") from None
+
+    def app_state(self, name: str) -> dict[str, Any]:
+        """``app(name).state()``: the app's state as JSON-able data."""
+        return self.app(name).state()
+
+    def _desk(self) -> Desktop:
+        if self.desktop is None:
+            raise BackendError("the backend has not been reset yet; call reset(now=..., home=...) first")
+        return self.desktop
+
+    # ------------------------------------------------------------------ observation
+    def screenshot(self) -> np.ndarray:
+        """The screen as an H×W×3 uint8 RGB array."""
+        return self._desk().render()
+
+    def accessibility_tree(self) -> str:
+        """What is on screen: one line per element with role, name, value and [x, y, w, h]."""
+        return self._desk().accessibility_tree()
+
+    # ------------------------------------------------------------------ GUI input
+    def _check_xy(self, x: Any, y: Any) -> tuple[int, int]:
+        try:
+            xi, yi = int(round(float(x))), int(round(float(y)))
+        except (TypeError, ValueError):
+            raise BackendError(f"coordinates must be numbers, got x={x!r}, y={y!r}") from None
+        w, h = self.screen_size
+        if not (0 <= xi < w and 0 <= yi < h):
+            raise BackendError(f"point ({xi}, {yi}) is outside the screen (0..{w - 1}, 0..{h - 1})")
+        return xi, yi
+
+    @staticmethod
+    def _check_button(button: str) -> str:
+        b = str(button).lower()
+        if b == "primary":
+            b = "left"
+        elif b == "secondary":
+            b = "right"
+        if b not in BUTTONS:
+            raise BackendError(f"unknown mouse button {button!r}; expected one of {', '.join(BUTTONS)}")
+        return b
+
+    def mouse_move(self, x: int, y: int) -> None:
+        xi, yi = self._check_xy(x, y)
+        self._desk().mouse_move(xi, yi)
+
+    def mouse_down(self, button: str = "left") -> None:
+        self._desk().mouse_down(self._check_button(button), 1)
+
+    def mouse_up(self, button: str = "left") -> None:
+        self._desk().mouse_up(self._check_button(button))
+
+    def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None:
+        xi, yi = self._check_xy(x, y)
+        b = self._check_button(button)
+        try:
+            n = int(clicks)
+        except (TypeError, ValueError):
+            raise BackendError(f"clicks must be a positive integer, got {clicks!r}") from None
+        if not 1 <= n <= 3:
+            raise BackendError(f"clicks must be 1, 2 or 3, got {clicks!r}")
+        d = self._desk()
+        d.mouse_move(xi, yi)
+        for i in range(1, n + 1):
+            d.mouse_down(b, i)
+            d.mouse_up(b)
+
+    def drag_to(self, x: int, y: int, button: str = "left") -> None:
+        xi, yi = self._check_xy(x, y)
+        b = self._check_button(button)
+        d = self._desk()
+        sx, sy = d.mouse
+        d.mouse_down(b, 1)
+        # intermediate points so drag thresholds and hover targets see a real path
+        for t in (0.25, 0.5, 0.75):
+            d.mouse_move(int(sx + (xi - sx) * t), int(sy + (yi - sy) * t))
+        d.mouse_move(xi, yi)
+        d.mouse_up(b)
+
+    def scroll(self, amount: int, x: int | None = None, y: int | None = None) -> None:
+        try:
+            n = int(amount)
+        except (TypeError, ValueError):
+            raise BackendError(f"scroll amount must be an integer, got {amount!r}") from None
+        d = self._desk()
+        if x is not None or y is not None:
+            xi, yi = self._check_xy(d.mouse[0] if x is None else x, d.mouse[1] if y is None else y)
+            d.mouse_move(xi, yi)
+        d.scroll(n)
+
+    def _key(self, key: str) -> tuple[str, str]:
+        try:
+            return canonical(key)
+        except KeyError:
+            raise BackendError(f"unknown key name {key!r}; use pyautogui names such as 'enter', 'esc', 'tab', "
+                               "'command', 'shift', 'left', 'a'") from None
+
+    def key_down(self, key: str) -> None:
+        kind, name = self._key(key)
+        d = self._desk()
+        if kind == "modifier":
+            d.mods.add(name)
+            d.gen += 1
+        else:
+            d.key_press(name, kind)
+
+    def key_up(self, key: str) -> None:
+        kind, name = self._key(key)
+        if kind == "modifier":
+            self._desk().mods.discard(name)
+
+    def press(self, key: str) -> None:
+        kind, name = self._key(key)
+        if kind != "modifier":
+            self._desk().key_press(name, kind)
+
+    def hotkey(self, *keys: str) -> None:
+        if not keys:
+            raise BackendError("hotkey needs at least one key")
+        parsed = [self._key(k) for k in keys]  # validate all before acting: state stays unchanged on error
+        d = self._desk()
+        held = set(d.mods)
+        for kind, name in parsed:
+            if kind == "modifier":
+                d.mods.add(name)
+            else:
+                d.key_press(name, kind)
+        d.mods = held
+
+    def type_text(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise BackendError(f"text to type must be a string, got {type(text).__name__}")
+        d = self._desk()
+        for ch in text:
+            if ch in "\n\r":
+                d.key_press("return", "named")
+            elif ch == "\t":
+                d.key_press("tab", "named")
+            elif ch == "\b":
+                d.key_press("backspace", "named")
+            elif "command" in d.mods or "ctrl" in d.mods:
+                d.key_press(ch.lower(), "char")
+            else:
+                d.type_char(ch)
+
+    # ------------------------------------------------------------------ scripting
+    def run_shell(self, command: str, timeout: float | None = None) -> ShellOutput:
+        """Run ``command`` in the episode's persistent shell, confined to the home folder."""
+        from .bridge import run_shell
+
+        return run_shell(self, command, timeout)
+
+    def run_applescript(self, source: str) -> str:
+        """Run AppleScript as ``osascript`` would; raises ``AppleScriptError`` with osascript's error text."""
+        from .bridge import run_applescript
+
+        return run_applescript(self, source)
+
+    def open_app(self, app: str) -> None:
+        """Launch (or activate) ``app`` by name, e.g. "Notes"."""
+        d = self._desk()
+        try:
+            a = d.app(app)
+        except KeyError:
+            raise BackendError(f"Unable to find application named '{app}'. Apps: {', '.join(d.apps)}") from None
+        d.activate(a)
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def posix_home(self) -> str:
+        """The home folder as the shell and scripts see it (``/Users/user`` under bubblewrap)."""
+        if self._shell is not None:
+            return self._shell.home_in_sandbox
+        return "/Users/user"
+
+    def posix_path(self, path: Path) -> str:
+        """Host path inside the home → the path the agent sees."""
+        home = self._desk().home.resolve()
+        p = Path(path).resolve()
+        if p == home:
+            return self.posix_home
+        try:
+            return self.posix_home + "/" + str(p.relative_to(home))
+        except ValueError:
+            return str(path)
+
+    def host_path(self, text: str) -> Path:
+        """A path the agent wrote (``/Users/user/…``, ``~/…``, ``file://…``, HFS ``Macintosh HD:…``) → host path.
+
+        Raises ``BackendError`` for paths outside the home folder."""
+        from ...applescript.values import hfs_to_posix
+
+        t = str(text)
+        if t.startswith("file://"):
+            t = t[7:]
+        t = hfs_to_posix(t)
+        home = self._desk().home
+        ph = self.posix_home.rstrip("/")
+        if t == "~" or t.startswith("~/"):
+            t = ph + t[1:]
+        for prefix in (ph, str(home)):
+            if t == prefix or t.startswith(prefix + "/"):
+                rel = t[len(prefix):].lstrip("/")
+                p = (home / rel) if rel else home
+                self.check_in_home(p)
+                return p
+        raise BackendError(f"{text} is outside the home folder {ph}")
+
+    def check_in_home(self, path: Path) -> None:
+        home = self._desk().home.resolve()
+        p = Path(path).resolve()
+        if p != home and home not in p.parents:
+            raise BackendError(f"{path} is outside the home folder")
+
+    def shell_cwd(self) -> str:
+        """The shell's working directory as the agent sees it."""
+        sh = self._shell
+        cwd = getattr(sh, "_cwd", None) if sh is not None else None  # ShellSandbox tracks it after every command
+        return cwd or self.posix_home
+
+    def shell_cwd_display(self) -> str:
+        cwd = self.shell_cwd().rstrip("/")
+        ph = self.posix_home.rstrip("/")
+        if cwd == ph:
+            return "~"
+        return cwd.rsplit("/", 1)[-1] or "/"
+
+    # ------------------------------------------------------------------ shell plumbing
+    def _reset_shell(self) -> None:
+        from .bridge import reset_shell
+
+        reset_shell(self)
+
+
+def _wipe(home: Path) -> None:
+    """Empty ``home`` (creating it if needed) without following symlinks out of it."""
+    if home.is_symlink():
+        raise BackendError(f"home {home} is a symlink; give a real directory")
+    if not home.exists():
+        home.mkdir(parents=True)
+        return
+    for e in os.scandir(home):
+        if e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path)
+        else:
+            os.unlink(e.path)

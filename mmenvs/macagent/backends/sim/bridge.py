@@ -1,0 +1,588 @@
+"""The sim's scripting plumbing: the AppleScript host over the desktop's apps, the confined shell
+(one :class:`~mmenvs.sandbox.ShellSandbox` reused across episodes) and the macOS commands the shell
+finds on its PATH, answered by the desktop: ``osascript``, ``open``, ``defaults``, ``pbcopy``,
+``pbpaste``, ``networksetup``, ``sw_vers``, ``curl`` (the offline web) and ``screencapture``."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...applescript import AppleScriptError, AppleScriptHost, SystemEventsApp
+from ...applescript.model import ShellResult as ASShellResult
+from ..base import BackendError, ShellOutput
+from .apps.settings import MACOS_BUILD, MACOS_VERSION
+from .keys import base_key
+from .scripting import AppearanceMapping, AppProxy, FinderScripting, LifecycleOnly, TerminalScripting
+from .theme import ACCENT_CODES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .backend import SimBackend
+
+# ---------------------------------------------------------------------------------- AppleScript
+
+_KEY_CODES = {36: "return", 76: "return", 48: "tab", 49: "space", 51: "backspace", 117: "fwddelete", 53: "esc",
+              123: "left", 124: "right", 125: "down", 126: "up", 115: "home", 119: "end", 116: "pageup",
+              121: "pagedown"}
+_KEY_CODES.update({code: ch for code, ch in zip(
+    (0, 11, 8, 2, 14, 3, 5, 4, 34, 38, 40, 37, 46, 45, 31, 35, 12, 15, 1, 17, 32, 9, 13, 7, 16, 6),
+    "abcdefghijklmnopqrstuvwxyz")})
+_KEY_CODES.update({code: str(d) for code, d in zip((29, 18, 19, 20, 21, 23, 22, 26, 28, 25), range(10))})
+_MOD_NAMES = {"command down": "command", "shift down": "shift", "option down": "option", "control down": "ctrl"}
+
+
+class SimHost(AppleScriptHost):
+    """The AppleScript host of one backend: apps, the sim clock, ``do shell script``, keystrokes."""
+
+    def __init__(self, backend: "SimBackend") -> None:
+        self.backend = backend
+        super().__init__(self._app, now=lambda: backend._desk().now, shell=self._shell,
+                         keystroke=self._keystroke, key_code=self._key_code,
+                         home=backend.posix_home, user="user")
+        self._apps_cache: dict[str, Any] = {}
+
+    def _app(self, name: str) -> Any:
+        key = name.strip().lower()
+        if key in self._apps_cache:
+            return self._apps_cache[key]
+        desk = self.backend._desk()
+        app: Any
+        if key == "system events":
+            s = desk.settings
+            app = SystemEventsApp(self, AppearanceMapping(s), processes=self._processes,
+                                  activate=lambda n: desk.activate(desk.app(n)))
+        elif key == "finder":
+            app = FinderScripting(self.backend)
+        elif key == "terminal":
+            app = TerminalScripting(self.backend)
+        else:
+            try:
+                a = desk.app({"ical": "Calendar"}.get(key, name))
+            except KeyError:
+                raise AppleScriptError(f"Can’t get application \"{name}\".", -1728) from None
+            inner = getattr(a, "store", None) or getattr(a, "scripting", None)
+            app = AppProxy(a, inner) if inner is not None else LifecycleOnly(a)
+        self._apps_cache[key] = app
+        return app
+
+    def _processes(self) -> list[dict[str, Any]]:
+        desk = self.backend._desk()
+        return [{"name": a.name, "frontmost": desk.active is a, "visible": not a.hidden, "bundle identifier": a.bundle_id}
+                for a in desk.running_apps()]
+
+    def _shell(self, command: str) -> ASShellResult:
+        out = self.backend.run_shell(command)
+        # do shell script returns stdout with the last newline removed and \n turned into \r
+        return ASShellResult(out.exit_code, out.stdout.rstrip("\n").replace("\n", "\r"), out.stderr.rstrip("\n"))
+
+    def _keystroke(self, text: str, modifiers: list[str]) -> None:
+        desk = self.backend._desk()
+        mods = {_MOD_NAMES.get(m, m) for m in modifiers}
+        held = set(desk.mods)
+        desk.mods |= mods
+        try:
+            if mods & {"command", "ctrl"}:
+                for ch in text:
+                    k, shift = base_key(ch)
+                    if shift:
+                        desk.mods.add("shift")
+                    desk.key_press(k.lower(), "char")
+            else:
+                for ch in text:
+                    if ch in "\r\n":
+                        desk.key_press("return", "named")
+                    elif ch == "\t":
+                        desk.key_press("tab", "named")
+                    else:
+                        desk.type_char(ch)
+        finally:
+            desk.mods = held
+
+    def _key_code(self, code: int, modifiers: list[str]) -> None:
+        desk = self.backend._desk()
+        key = _KEY_CODES.get(code)
+        if key is None:
+            raise AppleScriptError(f"Unsupported key code {code}.", -1700)
+        held = set(desk.mods)
+        desk.mods |= {_MOD_NAMES.get(m, m) for m in modifiers}
+        try:
+            desk.key_press(key, "char" if len(key) == 1 else "named")
+        finally:
+            desk.mods = held
+
+    def delay(self, seconds: float) -> None:
+        """``delay n`` advances the sim clock instead of sleeping."""
+        if seconds > 0:
+            self.backend._desk().advance(float(seconds))
+
+
+def run_applescript(backend: "SimBackend", source: str) -> str:
+    from ...applescript import run_applescript as _run
+
+    desk = backend._desk()
+    if backend._host is None:
+        backend._host = SimHost(backend)
+    try:
+        return _run(source, backend._host)
+    finally:
+        desk.invalidate()
+
+
+# ---------------------------------------------------------------------------------- shell
+
+
+def reset_shell(backend: "SimBackend") -> None:
+    """Give the new episode a fresh shell: restart it if the last episode used it or the home moved."""
+    sh = backend._shell
+    if sh is None:
+        return
+    if backend._shell_home is None or Path(backend._shell_home).resolve() != Path(backend.home).resolve():
+        sh.close()
+        backend._shell = None
+        return
+    if backend._shell_used:
+        sh.reset()
+        backend._shell_used = False
+
+
+def _ensure_shell(backend: "SimBackend") -> Any:
+    if backend._shell is None:
+        from ....sandbox import ShellSandbox
+
+        cmds = host_commands(backend)
+        try:
+            backend._shell = ShellSandbox(backend.home, timeout=backend.shell_timeout,
+                                          max_output_chars=backend.max_output_chars, host_commands=cmds,
+                                          home_in_sandbox="/Users/user", env={"TERM": "xterm-256color", "USER": "user"})
+        except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause
+            raise BackendError(f"could not start the episode shell: {type(e).__name__}: {e}") from e
+        backend._shell_home = backend.home
+    return backend._shell
+
+
+def run_shell(backend: "SimBackend", command: str, timeout: float | None = None) -> ShellOutput:
+    backend._desk()
+    if not isinstance(command, str):
+        raise BackendError(f"shell command must be a string, got {type(command).__name__}")
+    sh = _ensure_shell(backend)
+    backend._shell_used = True
+    old = sh.timeout
+    if timeout is not None:
+        sh.timeout = float(timeout)
+    try:
+        res = sh.run(command)
+    finally:
+        sh.timeout = old
+    if res.host_calls:
+        backend._desk().invalidate()
+    stderr = res.stderr
+    if res.notice:
+        stderr = (stderr.rstrip("\n") + "\n" if stderr else "") + res.notice + "\n"
+    code = res.exit_code if res.exit_code is not None else -1
+    return ShellOutput(res.stdout, stderr, code, bool(res.timed_out), bool(res.truncated))
+
+
+# ---------------------------------------------------------------------------------- host commands
+
+
+def host_commands(backend: "SimBackend") -> dict[str, Any]:
+    """The macOS commands the shell sees, each ``fn(argv, stdin) -> (stdout, stderr, code)``."""
+
+    def osascript(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        args = argv[1:]
+        lines: list[str] = []
+        files: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "-e":
+                if i + 1 >= len(args):
+                    return "", "osascript: option requires an argument -- e\n", 1
+                lines.append(args[i + 1])
+                i += 2
+            elif a == "-l":
+                lang = args[i + 1] if i + 1 < len(args) else ""
+                if lang != "AppleScript":
+                    return "", f"osascript: {lang or 'language'}: only AppleScript is available in the simulator\n", 1
+                i += 2
+            elif a in ("-s", "-i"):
+                i += 2 if a == "-s" else 1
+            elif a.startswith("-") and not files:
+                return "", f"osascript: illegal option -- {a.lstrip('-')[:1]}\n", 1
+            else:
+                files.append(a)
+                i += 1
+        if lines:
+            source = "\n".join(lines)
+        elif files:
+            try:
+                source = backend.host_path(files[0]).read_text(encoding="utf-8")
+            except (OSError, BackendError) as e:
+                return "", f"osascript: {files[0]}: {e}\n", 1
+        else:
+            source = stdin
+        try:
+            out = run_applescript(backend, source)
+        except AppleScriptError as e:
+            return "", f"{e}\n", 1
+        return (out + "\n") if out else "", "", 0
+
+    def open_cmd(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        desk = backend._desk()
+        args = argv[1:]
+        app_name = None
+        targets: list[str] = []
+        reveal = False
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-a", "-b"):
+                if i + 1 >= len(args):
+                    return "", f"open: option requires an argument -- {a[1]}\n", 1
+                app_name = args[i + 1]
+                if a == "-b":
+                    match = [x.name for x in desk.apps.values() if x.bundle_id.lower() == app_name.lower()]
+                    if not match:
+                        return "", f"Unable to find application with bundle identifier {app_name}\n", 1
+                    app_name = match[0]
+                i += 2
+            elif a == "-e":
+                app_name = "TextEdit"
+                i += 1
+            elif a == "-R":
+                reveal = True
+                i += 1
+            elif a in ("-n", "-g", "-F", "-W", "-j", "-t"):
+                if a == "-t":
+                    app_name = "TextEdit"
+                i += 1
+            else:
+                targets.append(a)
+                i += 1
+        if app_name is not None:
+            name = app_name[:-4] if app_name.endswith(".app") else app_name
+            name = name.rsplit("/", 1)[-1]
+            try:
+                app = desk.app(name)
+            except KeyError:
+                return "", f"Unable to find application named '{app_name}'\n", 1
+            desk.activate(app, reopen=not targets)
+            for t in targets:
+                if app.name == "Safari" and "://" in t:
+                    app.open_url(t)
+                    continue
+                p = _resolve(backend, t)
+                if not p.exists():
+                    return "", f"The file {t} does not exist.\n", 1
+                if app.name == "TextEdit":
+                    app.open_file(p)
+                elif app.name == "Safari":
+                    app.open_url("file://" + str(p))
+                elif app.name == "Finder":
+                    desk.open_path(p if p.is_dir() else p.parent)
+                else:
+                    return "", f"{app.name} cannot open {t} in the simulator.\n", 1
+            return "", "", 0
+        if not targets:
+            return "", "Usage: open [-e] [-t] [-R] [-a <application>] [-b <bundle identifier>] [filenames] [URLs]\n", 1
+        for t in targets:
+            if "://" in t or t.startswith("mailto:"):
+                if t.startswith("mailto:"):
+                    desk.activate(desk.apps["Mail"], reopen=False)
+                    desk.apps["Mail"].compose(to=t[7:].split("?")[0])
+                else:
+                    desk.activate(desk.apps["Safari"], reopen=False)
+                    desk.apps["Safari"].open_url(t)
+                continue
+            p = _resolve(backend, t)
+            if not p.exists():
+                return "", f"The file {p if t.startswith('/') else t} does not exist.\n", 1
+            if reveal:
+                w = desk.apps["Finder"].open_folder(p.parent)
+                w.state["selection"] = [p.name]
+                desk.activate(desk.apps["Finder"], reopen=False)
+            else:
+                desk.open_path(p)
+        return "", "", 0
+
+    def defaults(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        return backend.prefs.command(argv[1:])
+
+    def pbcopy(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        backend._desk().clipboard.set_text(stdin)
+        return "", "", 0
+
+    def pbpaste(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        return backend._desk().clipboard.text, "", 0
+
+    def networksetup(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        s = backend._desk().settings
+        args = argv[1:]
+        if len(args) >= 2 and args[0] == "-getairportpower":
+            return f"Wi-Fi Power ({args[1]}): {'On' if s.wifi else 'Off'}\n", "", 0
+        if len(args) >= 3 and args[0] == "-setairportpower":
+            v = args[2].lower()
+            if v not in ("on", "off"):
+                return "", f"{args[2]} is not a valid setting; use on or off.\n", 1
+            s.wifi = v == "on"
+            s.changed()
+            return "", "", 0
+        if len(args) >= 2 and args[0] == "-getairportnetwork":
+            if not s.wifi:
+                return "You are not associated with an AirPort network.\nWi-Fi power is currently off.\n", "", 0
+            return f"Current Wi-Fi Network: {s.wifi_network}\n", "", 0
+        if args and args[0] == "-listallhardwareports":
+            return "\nHardware Port: Wi-Fi\nDevice: en0\nEthernet Address: 00:00:5e:00:53:01\n", "", 0
+        return "", "Usage: networksetup -getairportpower <device> | -setairportpower <device> <on off> | " \
+                   "-getairportnetwork <device> | -listallhardwareports\n", 1
+
+    def sw_vers(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        fields = {"-productName": "macOS", "-productVersion": MACOS_VERSION, "-buildVersion": MACOS_BUILD}
+        if len(argv) > 1:
+            if argv[1] not in fields:
+                return "", f"sw_vers: unrecognized option '{argv[1]}'\n", 1
+            return fields[argv[1]] + "\n", "", 0
+        return f"ProductName:\t\tmacOS\nProductVersion:\t\t{MACOS_VERSION}\nBuildVersion:\t\t{MACOS_BUILD}\n", "", 0
+
+    def curl(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        args = argv[1:]
+        out_file = None
+        urls = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-o", "--output"):
+                out_file = args[i + 1] if i + 1 < len(args) else None
+                i += 2
+            elif a in ("-H", "-A", "-X", "-d", "--data", "-u", "-e", "-m", "--max-time"):
+                i += 2
+            elif a.startswith("-"):
+                i += 1
+            else:
+                urls.append(a)
+                i += 1
+        if not urls:
+            return "", "curl: no URL specified!\n", 2
+        safari = backend._desk().apps["Safari"]
+        found = safari._lookup(urls[0] if "://" in urls[0] else "http://" + urls[0])  # noqa: SLF001
+        if found is None:
+            host = urls[0].split("://", 1)[-1].split("/", 1)[0]
+            return "", f"curl: (6) Could not resolve host: {host}\n", 6
+        if out_file:
+            p = _resolve(backend, out_file)
+            backend.check_in_home(p)
+            p.write_text(found[1], encoding="utf-8")
+            return "", "", 0
+        return found[1], "", 0
+
+    def screencapture(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        from PIL import Image
+
+        files = [a for a in argv[1:] if not a.startswith("-")]
+        region = None
+        for a in argv[1:]:
+            if a.startswith("-R"):
+                try:
+                    region = tuple(int(v) for v in a[2:].split(","))
+                except ValueError:
+                    return "", f"screencapture: bad region {a[2:]!r}; use -Rx,y,w,h\n", 1
+        if not files:
+            return "", "usage: screencapture [-x] [-Rx,y,w,h] file\n", 1
+        img = Image.fromarray(backend.screenshot())
+        if region is not None and len(region) == 4:
+            x, y, w, h = region
+            img = img.crop((x, y, x + w, y + h))
+        p = _resolve(backend, files[0])
+        backend.check_in_home(p)
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        p.write_bytes(buf.getvalue())
+        return "", "", 0
+
+    return {"osascript": osascript, "open": open_cmd, "defaults": defaults, "pbcopy": pbcopy, "pbpaste": pbpaste,
+            "networksetup": networksetup, "sw_vers": sw_vers, "curl": curl, "screencapture": screencapture}
+
+
+def _resolve(backend: "SimBackend", path: str) -> Path:
+    """A path from the shell (absolute in the sandbox, ~-relative, or relative to its cwd) on the host."""
+    if path.startswith(("/", "~")):
+        return backend.host_path(path)
+    return backend.host_path(backend.shell_cwd().rstrip("/") + "/" + path)
+
+
+# ---------------------------------------------------------------------------------- defaults
+
+
+class Preferences:
+    """``defaults`` domains. System settings are views of System Settings (NSGlobalDomain
+    AppleInterfaceStyle / AppleAccentColor / AppleHighlightColor, com.apple.dock autohide);
+    any other domain/key is stored as written."""
+
+    def __init__(self, backend: "SimBackend") -> None:
+        self.backend = backend
+        self.domains: dict[str, dict[str, Any]] = {}
+
+    def _settings(self) -> Any:
+        return self.backend._desk().settings
+
+    def _virtual(self, domain: str) -> dict[str, Any]:
+        s = self._settings()
+        if domain == "NSGlobalDomain":
+            out: dict[str, Any] = {}
+            if s.dark_mode and s.appearance != "Auto":
+                out["AppleInterfaceStyle"] = "Dark"
+            if s.appearance == "Auto":
+                out["AppleInterfaceStyleSwitchesAutomatically"] = True
+            if s.accent_color != "multicolor":
+                out["AppleAccentColor"] = ACCENT_CODES[s.accent_color]
+            return out
+        if domain == "com.apple.dock":
+            return {"autohide": s.dock_autohide}
+        return {}
+
+    def _write_virtual(self, domain: str, key: str, value: Any) -> bool:
+        s = self._settings()
+        if domain == "NSGlobalDomain" and key == "AppleInterfaceStyle":
+            s.set_dark_mode(str(value).lower() == "dark")
+            return True
+        if domain == "NSGlobalDomain" and key == "AppleInterfaceStyleSwitchesAutomatically":
+            s.appearance = "Auto" if value else ("Dark" if s.dark_mode else "Light")
+            s.changed()
+            return True
+        if domain == "NSGlobalDomain" and key == "AppleAccentColor":
+            names = {v: k for k, v in ACCENT_CODES.items()}
+            try:
+                s.set_accent(names[int(value)])
+            except (KeyError, ValueError):
+                return False
+            return True
+        if domain == "com.apple.dock" and key == "autohide":
+            s.dock_autohide = bool(value)
+            s.changed()
+            return True
+        return False
+
+    def _delete_virtual(self, domain: str, key: str) -> bool:
+        s = self._settings()
+        if domain == "NSGlobalDomain" and key == "AppleInterfaceStyle":
+            s.set_dark_mode(False)
+            return True
+        if domain == "NSGlobalDomain" and key == "AppleAccentColor":
+            s.set_accent("multicolor")
+            return True
+        return False
+
+    def read(self, domain: str) -> dict[str, Any]:
+        out = dict(self.domains.get(domain, {}))
+        out.update(self._virtual(domain))
+        return out
+
+    @staticmethod
+    def _fmt(v: Any, indent: str = "") -> str:
+        if isinstance(v, bool):
+            return "1" if v else "0"
+        if isinstance(v, (int, float)):
+            return str(v)
+        if isinstance(v, list):
+            inner = ",\n".join(indent + "    " + Preferences._fmt(x, indent + "    ") for x in v)
+            return "(\n" + inner + ("\n" if v else "") + indent + ")"
+        if isinstance(v, dict):
+            inner = "".join(f"{indent}    {Preferences._key(k)} = {Preferences._fmt(x, indent + '    ')};\n" for k, x in v.items())
+            return "{\n" + inner + indent + "}"
+        s = str(v)
+        return s if s.replace("_", "").replace(".", "").isalnum() else '"' + s.replace('"', '\\"') + '"'
+
+    @staticmethod
+    def _key(k: str) -> str:
+        return k if k.replace("_", "").replace(".", "").isalnum() else f'"{k}"'
+
+    def command(self, args: list[str]) -> tuple[str, str, int]:
+        if args and args[0] == "-currentHost":
+            args = args[1:]
+        if not args:
+            return "", "Command line interface to a user's defaults.\nSyntax: 'defaults' [-currentHost | -host <hostname>] followed by one of: read, write, delete, domains, read-type\n", 255
+        verb, rest = args[0], args[1:]
+        if verb == "domains":
+            names = sorted(set(self.domains) | {"com.apple.dock"})
+            return ", ".join(names) + "\n", "", 0
+        if not rest:
+            return "", f"defaults {verb}: a domain is required\n", 255
+        domain = "NSGlobalDomain" if rest[0] in ("-g", "-globalDomain", "NSGlobalDomain") else rest[0]
+        key = rest[1] if len(rest) > 1 else None
+        shown = "kCFPreferencesAnyApplication" if domain == "NSGlobalDomain" else domain
+        if verb == "read":
+            data = self.read(domain)
+            if key is None:
+                if not data:
+                    return "", f"\nDomain {domain} does not exist\n", 1
+                return self._fmt(data) + "\n", "", 0
+            if key not in data:
+                return "", f"\nThe domain/default pair of ({shown}, {key}) does not exist\n", 1
+            return self._fmt(data[key]) + "\n", "", 0
+        if verb == "read-type":
+            data = self.read(domain)
+            if key is None or key not in data:
+                return "", f"\nThe domain/default pair of ({shown}, {key}) does not exist\n", 1
+            v = data[key]
+            t = "boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "float" if isinstance(v, float) \
+                else "array" if isinstance(v, list) else "dictionary" if isinstance(v, dict) else "string"
+            return f"Type is {t}\n", "", 0
+        if verb == "write":
+            if key is None or len(rest) < 3:
+                return "", "defaults write: usage: defaults write <domain> <key> [-type] <value>\n", 255
+            vals = rest[2:]
+            try:
+                value = _parse_value(vals)
+            except ValueError as e:
+                return "", f"defaults write: {e}\n", 255
+            if not self._write_virtual(domain, key, value):
+                self.domains.setdefault(domain, {})[key] = value
+            return "", "", 0
+        if verb == "delete":
+            if key is None:
+                if domain not in self.domains:
+                    return "", f"\nDomain ({domain}) not found.\nDefaults have not been changed.\n", 1
+                del self.domains[domain]
+                return "", "", 0
+            if self._delete_virtual(domain, key):
+                return "", "", 0
+            if key not in self.domains.get(domain, {}):
+                return "", f"\nDomain ({shown}) not found.\nDefaults have not been changed.\n", 1
+            del self.domains[domain][key]
+            return "", "", 0
+        return "", f"defaults: unknown command {verb!r}; use read, write, delete, domains or read-type\n", 255
+
+
+def _parse_value(vals: list[str]) -> Any:
+    t = vals[0]
+    if t in ("-string",):
+        return " ".join(vals[1:])
+    if t in ("-int", "-integer"):
+        try:
+            return int(vals[1])
+        except (IndexError, ValueError):
+            raise ValueError(f"-int needs an integer, got {vals[1:]!r}") from None
+    if t == "-float":
+        try:
+            return float(vals[1])
+        except (IndexError, ValueError):
+            raise ValueError(f"-float needs a number, got {vals[1:]!r}") from None
+    if t in ("-bool", "-boolean"):
+        v = vals[1].lower() if len(vals) > 1 else ""
+        if v in ("true", "yes", "1"):
+            return True
+        if v in ("false", "no", "0"):
+            return False
+        raise ValueError(f"-bool needs true/false/yes/no, got {vals[1:]!r}")
+    if t == "-array":
+        return list(vals[1:])
+    if t == "-dict":
+        items = vals[1:]
+        if len(items) % 2:
+            raise ValueError("-dict needs key/value pairs")
+        return {items[i]: items[i + 1] for i in range(0, len(items), 2)}
+    if t.startswith("-") and t not in ("-",):
+        raise ValueError(f"unknown type {t}")
+    return " ".join(vals)
+

@@ -1,0 +1,99 @@
+"""Fast compositing of window surfaces onto the screen with numpy: plain slice copies for the
+body, alpha blending only where it matters (the rounded corners and the drop-shadow band)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+SHADOW = 22  # px the shadow spreads around a window
+RADIUS = 10  # window corner radius
+
+
+@functools.lru_cache(maxsize=64)
+def _corner_alpha(r: int) -> np.ndarray:
+    """(r, r) uint16 alpha 0..256 of a top-left rounded corner (supersampled edge)."""
+    m = Image.new("L", (r * 4, r * 4), 0)
+    ImageDraw.Draw(m).ellipse((0, 0, r * 8, r * 8), fill=255)
+    a = np.asarray(m.resize((r, r), Image.LANCZOS), dtype=np.uint16)
+    return a + (a >> 7)  # 255 → 256 so that full coverage copies exactly
+
+
+@functools.lru_cache(maxsize=64)
+def _shadow_keep(w: int, h: int, opacity: int) -> np.ndarray:
+    """(h+2S, w+2S) uint16 factor 0..256 to multiply the background by for a window's shadow."""
+    s = SHADOW
+    m = Image.new("L", (w + 2 * s, h + 2 * s), 0)
+    ImageDraw.Draw(m).rounded_rectangle((s, s + 5, s + w, s + h + 5), RADIUS, fill=opacity)
+    a = np.asarray(m.filter(ImageFilter.GaussianBlur(s / 2.2)), dtype=np.uint16)
+    return 256 - (a + (a >> 7))
+
+
+def _clip(x0: int, y0: int, x1: int, y1: int, W: int, H: int) -> tuple[int, int, int, int] | None:
+    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if cx0 >= cx1 or cy0 >= cy1:
+        return None
+    return cx0, cy0, cx1, cy1
+
+
+def shadow(frame: np.ndarray, x: int, y: int, w: int, h: int, opacity: int = 100) -> None:
+    """Darken the band around the window rectangle (x, y, w, h) in place (the interior is
+    skipped: the window covers it)."""
+    H, W = frame.shape[:2]
+    keep = _shadow_keep(w, h, opacity)
+    s = SHADOW
+    band = s + RADIUS
+    X0, Y0 = x - s, y - s
+    kh, kw = keep.shape
+    strips = ((0, 0, kw, band), (0, kh - band - 6, kw, kh), (0, band, band, kh - band - 6), (kw - band, band, kw, kh - band - 6))
+    for sx0, sy0, sx1, sy1 in strips:
+        c = _clip(X0 + sx0, Y0 + sy0, X0 + sx1, Y0 + sy1, W, H)
+        if c is None:
+            continue
+        fx0, fy0, fx1, fy1 = c
+        k = keep[fy0 - Y0: fy1 - Y0, fx0 - X0: fx1 - X0]
+        region = frame[fy0:fy1, fx0:fx1]
+        region[:] = ((region.astype(np.uint16) * k[..., None]) >> 8).astype(np.uint8)
+
+
+def paste_window(frame: np.ndarray, surf: np.ndarray, x: int, y: int, r: int = RADIUS) -> None:
+    """Copy a window surface (h, w, 3) to (x, y) with rounded corners, clipped to the frame."""
+    H, W = frame.shape[:2]
+    h, w = surf.shape[:2]
+    c = _clip(x, y, x + w, y + h, W, H)
+    if c is None:
+        return
+    fx0, fy0, fx1, fy1 = c
+    # keep what is under the corners before covering it
+    corners = []
+    ca = _corner_alpha(r)
+    for cx, cy, flip_x, flip_y in ((0, 0, False, False), (w - r, 0, True, False), (0, h - r, False, True), (w - r, h - r, True, True)):
+        cc = _clip(x + cx, y + cy, x + cx + r, y + cy + r, W, H)
+        if cc is None:
+            continue
+        corners.append((cx, cy, flip_x, flip_y, cc, frame[cc[1]:cc[3], cc[0]:cc[2]].copy()))
+    frame[fy0:fy1, fx0:fx1] = surf[fy0 - y: fy1 - y, fx0 - x: fx1 - x]
+    for cx, cy, flip_x, flip_y, (ax0, ay0, ax1, ay1), under in corners:
+        a = ca
+        if flip_x:
+            a = a[:, ::-1]
+        if flip_y:
+            a = a[::-1, :]
+        a = a[ay0 - (y + cy): ay1 - (y + cy), ax0 - (x + cx): ax1 - (x + cx)]
+        top = surf[ay0 - y: ay1 - y, ax0 - x: ax1 - x].astype(np.uint16)
+        frame[ay0:ay1, ax0:ax1] = ((top * a[..., None] + under.astype(np.uint16) * (256 - a[..., None])) >> 8).astype(np.uint8)
+
+
+def paste_masked(frame: np.ndarray, img: np.ndarray, mask: np.ndarray, x: int, y: int) -> None:
+    """Copy ``img`` where boolean ``mask`` is set (the dock's rounded plate)."""
+    H, W = frame.shape[:2]
+    h, w = img.shape[:2]
+    c = _clip(x, y, x + w, y + h, W, H)
+    if c is None:
+        return
+    fx0, fy0, fx1, fy1 = c
+    sub = frame[fy0:fy1, fx0:fx1]
+    m = mask[fy0 - y: fy1 - y, fx0 - x: fx1 - x]
+    sub[m] = img[fy0 - y: fy1 - y, fx0 - x: fx1 - x][m]

@@ -1,0 +1,606 @@
+"""The window server of the simulated desktop: apps, windows (z-order, focus, sheets), the menu
+bar and its menus, the dock, desktop icons, the clipboard, mouse and keyboard routing, rendering
+with cached layers, and the accessibility tree."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from .events import EventRouter
+from .icons import icon as load_icon
+from .menus import MenuItem, OpenMenu, sep
+from .theme import Theme, font, text_width, wallpaper
+from .widgets import fit_text
+from . import composite
+from .window import Window, alert, rounded_mask
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .apps.base import App
+
+MENUBAR_H = 24
+DOCK_APPS = ("Finder", "Safari", "Mail", "Notes", "Reminders", "Calendar", "Clock", "TextEdit", "Terminal",
+             "System Settings")
+DOCK_ICON = 48
+DOCK_PAD = 8
+
+TEXT_SUFFIXES = {".txt", ".md", ".rtf", ".py", ".json", ".csv", ".log", ".sh", ".yaml", ".yml", ".xml", ".ini",
+                 ".cfg", ".conf", ".tsv", ".js", ".css", ".c", ".h", ".swift", ".toml", ""}
+WEB_SUFFIXES = {".html", ".htm", ".webloc"}
+
+
+class Clipboard:
+    """The pasteboard: text (pbcopy/pbpaste, cmd-c/v in text) and file references (Finder cmd-c)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.files: list[Path] = []
+
+    def set_text(self, text: str) -> None:
+        self.text, self.files = text, []
+
+    def set_files(self, files: list[Path]) -> None:
+        self.files = list(files)
+        self.text = "\n".join(p.name for p in files)
+
+
+class Desktop(EventRouter):
+    """Everything on screen. The backend owns one and recreates its apps on reset."""
+
+    def __init__(self, screen_size: tuple[int, int], home: Path, now: datetime) -> None:
+        self.screen_size = screen_size
+        self.home = home
+        self.now = now
+        self.apps: dict[str, App] = {}
+        self.backend: Any = None  # the SimBackend (shell, paths, scripting)
+        self.windows: list[Window] = []  # bottom → top
+        self.active: App | None = None
+        self.menu: OpenMenu | None = None
+        self.mods: set[str] = set()
+        self.mouse = (screen_size[0] // 2, screen_size[1] // 2)
+        self.pressed: dict[str, Any] | None = None
+        self.clipboard = Clipboard()
+        self.desktop_selection: list[str] = []
+        self.drag_hover: Any = None
+        self.gen = 0
+        self._frame_gen = -1
+        self._frame: np.ndarray | None = None
+        self._base_key: tuple | None = None
+        self._base: np.ndarray | None = None
+        self._below_key: tuple | None = None
+        self._below: np.ndarray | None = None
+        self._shadowed_key: tuple | None = None
+        self._shadowed: np.ndarray | None = None
+        self._dock_key: tuple | None = None
+        self._dock: tuple[np.ndarray, np.ndarray, tuple[int, int]] | None = None
+        self._bar_key: tuple | None = None
+        self._bar: np.ndarray | None = None
+        self._bar_rects: list[tuple[str, int, int]] = []
+        self._icon_rects: list[tuple[str, tuple[int, int, int, int]]] = []
+
+    # ------------------------------------------------------------------------------ apps
+    def register(self, app: "App") -> None:
+        self.apps[app.name] = app
+
+    def app(self, name: str) -> "App":
+        """The app called ``name`` (case-insensitive; "Settings"/"System Preferences" alias System Settings)."""
+        aliases = {"settings": "System Settings", "system preferences": "System Settings", "mail.app": "Mail"}
+        n = aliases.get(name.strip().lower(), name.strip())
+        for k, a in self.apps.items():
+            if k.lower() == n.lower():
+                return a
+        raise KeyError(name)
+
+    @property
+    def settings(self) -> Any:
+        return self.apps["System Settings"]
+
+    @property
+    def theme(self) -> Theme:
+        s = self.settings
+        return Theme(dark=s.dark_mode, accent_name=s.accent_color)
+
+    def invalidate(self) -> None:
+        """Something changed outside GUI events (scripts, shell): redraw every app's windows."""
+        for a in self.apps.values():
+            a.touch()
+        self.gen += 1
+
+    def running_apps(self) -> list["App"]:
+        return [a for a in self.apps.values() if a.running]
+
+    def activate(self, app: "App", reopen: bool = True) -> None:
+        """Bring ``app`` to the front (launching it if needed), like clicking its dock icon."""
+        if not app.running:
+            app.launch()
+            app.running = True
+        app.hidden = False
+        self.active = app
+        mine = [w for w in self.windows if w.app is app]
+        others = [w for w in self.windows if w.app is not app]
+        self.windows = others + mine
+        self.menu = None
+        if reopen:
+            app.reopen()
+        self.gen += 1
+
+    def app_quit(self, app: "App") -> None:
+        if self.active is app:
+            rest = [w.app for w in reversed(self.windows) if w.app is not app and not w.app.hidden]
+            self.active = rest[0] if rest else self.apps.get("Finder")
+            if self.active is not None and not self.active.running:
+                self.active.running = True
+        self.gen += 1
+
+    def hide_app(self, app: "App") -> None:
+        app.hidden = True
+        if self.active is app:
+            rest = [w.app for w in reversed(self.windows) if w.app is not app and not w.app.hidden]
+            self.active = rest[0] if rest else self.apps["Finder"]
+        self.gen += 1
+
+    def hide_others(self, app: "App") -> None:
+        for a in self.apps.values():
+            if a is not app and a.running:
+                a.hidden = True
+        self.gen += 1
+
+    def show_all(self) -> None:
+        for a in self.apps.values():
+            a.hidden = False
+        self.gen += 1
+
+    def about(self, app: "App") -> None:
+        if app.name == "Finder":
+            alert(app, None, "About This Mac", "macOS Tahoe 26.0 (simulated). Chip: Virtual. Memory: 4 GB.",
+                  [("OK", lambda: None)], cancel=0)
+        else:
+            alert(app, None, app.name, f"Version 26.0 — {app.name} on the simulated macOS desktop.",
+                  [("OK", lambda: None)], cancel=0)
+
+    # ------------------------------------------------------------------------------ windows
+    def visible_windows(self) -> list[Window]:
+        return [w for w in self.windows if not w.minimized and not w.app.hidden]
+
+    def key_window(self) -> Window | None:
+        """The window receiving keys: the top visible window of the active app (its sheet, if any)."""
+        for w in reversed(self.visible_windows()):
+            if w.app is self.active:
+                return w
+        return None
+
+    def show_window(self, win: Window) -> None:
+        """Put a new window (or sheet) on screen, in front, and make its app active."""
+        if win.parent is not None:
+            win.parent.sheet = win
+            idx = self.windows.index(win.parent) if win.parent in self.windows else len(self.windows) - 1
+            self.windows.insert(idx + 1, win)
+        else:
+            sw, sh = self.screen_size
+            win.x = max(0, min(win.x, sw - 80))
+            win.y = max(MENUBAR_H, min(win.y, sh - 60))
+            self.windows.append(win)
+        if not win.app.running:
+            win.app.running = True
+        self.active = win.app
+        win.app.hidden = False
+        if win.parent is None:
+            self.raise_window(win)
+        self.gen += 1
+
+    def close_window(self, win: Window, force: bool = False) -> None:
+        if win.sheet is not None:
+            self.close_window(win.sheet, force=True)
+        if win in self.windows:
+            self.windows.remove(win)
+        if win.parent is not None and win.parent.sheet is win:
+            win.parent.sheet = None
+            win.parent.touch()
+        if self.pressed and self.pressed.get("window") is win:
+            self.pressed = None
+        win.app.window_closed(win)
+        win.app.touch()
+        self.gen += 1
+
+    def raise_window(self, win: Window) -> None:
+        top = win.parent or win
+        group = [top] + ([top.sheet] if top.sheet is not None else [])
+        self.windows = [w for w in self.windows if w not in group] + [w for w in group if w in self.windows]
+        top.minimized = False
+        self.active = top.app
+        top.app.hidden = False
+        self.gen += 1
+
+    def minimize(self, win: Window) -> None:
+        win.minimized = True
+        self.gen += 1
+
+    def zoom(self, win: Window) -> None:
+        sw, sh = self.screen_size
+        if win.zoomed_from is not None:
+            win.x, win.y, win.w, win.h = win.zoomed_from
+            win.zoomed_from = None
+        else:
+            win.zoomed_from = (win.x, win.y, win.w, win.h)
+            win.x, win.y, win.w, win.h = 0, MENUBAR_H, sw, sh - MENUBAR_H - DOCK_ICON - 2 * DOCK_PAD - 6
+        win.touch()
+        self.gen += 1
+
+    def window_at(self, x: int, y: int) -> Window | None:
+        for w in reversed(self.visible_windows()):
+            wx, wy, ww, wh = w.rect
+            if wx <= x < wx + ww and wy <= y < wy + wh:
+                return w
+        return None
+
+    def cascade_origin(self, w: int, h: int) -> tuple[int, int]:
+        """Where a new window of w×h opens: centred, shifted for each window already open."""
+        sw, sh = self.screen_size
+        n = len([x for x in self.windows if x.parent is None]) % 6
+        x = max(0, (sw - w) // 2 - 60 + n * 24)
+        y = max(MENUBAR_H + 10, min((sh - h) // 2 - 30 + n * 22, sh - h - 80))
+        return x, y
+
+    # ------------------------------------------------------------------------------ menus
+    def open_context_menu(self, items: list[MenuItem], x: int, y: int, min_width: int = 0) -> None:
+        self.menu = OpenMenu(items, x, y, None, min_width)
+        self.gen += 1
+
+    def apple_menu(self) -> list[MenuItem]:
+        return [
+            MenuItem("About This Mac", lambda: self.about(self.apps["Finder"])),
+            sep(),
+            MenuItem("System Settings…", lambda: self.activate(self.settings)),
+            MenuItem("App Store…", enabled=False),
+            sep(),
+            MenuItem("Recent Items", enabled=False),
+            sep(),
+            MenuItem("Force Quit…", lambda: self.active.quit() if self.active and self.active.name != "Finder" else None,
+                     "cmd+option+esc"),
+            sep(),
+            MenuItem("Sleep", enabled=False),
+            MenuItem("Restart…", enabled=False),
+            MenuItem("Shut Down…", enabled=False),
+            sep(),
+            MenuItem("Lock Screen", enabled=False),
+            MenuItem("Log Out…", enabled=False),
+        ]
+
+    def menubar_menus(self) -> list[tuple[str, list[MenuItem]]]:
+        app = self.active or self.apps["Finder"]
+        return [("\uf8ff", self.apple_menu())] + app.menus()
+
+    def send_key(self, key: str, mods: frozenset) -> bool:
+        """Deliver a key to the key window (used by Edit menu items)."""
+        kw = self.key_window()
+        if kw is None:
+            return False
+        handled = kw.key(key, mods)
+        kw.touch()
+        kw.app.touch()
+        return handled
+
+    # ------------------------------------------------------------------------------ files
+    def open_path(self, path: Path) -> None:
+        """Open a file or folder as Finder would (folders in Finder, text in TextEdit, web pages in Safari)."""
+        if path.is_dir():
+            self.activate(self.apps["Finder"], reopen=False)
+            self.apps["Finder"].open_folder(path)
+            return
+        suffix = path.suffix.lower()
+        if suffix in WEB_SUFFIXES:
+            self.activate(self.apps["Safari"], reopen=False)
+            self.apps["Safari"].open_url("file://" + str(path))
+        elif suffix in TEXT_SUFFIXES or _looks_text(path):
+            self.activate(self.apps["TextEdit"], reopen=False)
+            self.apps["TextEdit"].open_file(path)
+        else:
+            alert(self.apps["Finder"], None, f"There is no application set to open the document “{path.name}”.",
+                  "Choose an application in the Finder's Get Info window.", [("OK", lambda: None)], cancel=0)
+        self.gen += 1
+
+    def display_path(self, path: Path) -> str:
+        try:
+            rel = path.resolve().relative_to(self.home.resolve())
+        except ValueError:
+            return str(path)
+        return "~" if str(rel) == "." else "~/" + str(rel)
+
+    def desktop_files(self) -> list[str]:
+        d = self.home / "Desktop"
+        try:
+            return sorted((e.name for e in os.scandir(d) if not e.name.startswith(".")), key=str.lower)
+        except OSError:
+            return []
+
+    # ------------------------------------------------------------------------------ geometry
+    def dock_geometry(self) -> tuple[int, int, int, int, list[tuple[str, int]]]:
+        """(x, y, w, h, [(item, icon_x)]) of the dock; items are app names, "|" and "Trash"."""
+        sw, sh = self.screen_size
+        items = list(DOCK_APPS) + ["|", "Trash"]
+        step = DOCK_ICON + DOCK_PAD
+        w = DOCK_PAD + sum(12 if i == "|" else step for i in items)
+        h = DOCK_ICON + 2 * DOCK_PAD + 4
+        x = (sw - w) // 2
+        y = sh - h - 4
+        out, cx = [], x + DOCK_PAD
+        for it in items:
+            out.append((it, cx))
+            cx += 12 if it == "|" else step
+        return x, y, w, h, out
+
+    def dock_item_at(self, px: int, py: int) -> str | None:
+        x, y, w, h, items = self.dock_geometry()
+        if not (x <= px < x + w and y <= py < y + h):
+            return None
+        for name, ix in items:
+            if name != "|" and ix <= px < ix + DOCK_ICON + DOCK_PAD // 2:
+                return name
+        return None
+
+    def desktop_icon_layout(self) -> list[tuple[str, tuple[int, int, int, int]]]:
+        sw, sh = self.screen_size
+        out = []
+        cols_h = (sh - MENUBAR_H - 100) // 90
+        for i, name in enumerate(self.desktop_files()):
+            c, r = divmod(i, max(1, cols_h))
+            out.append((name, (sw - 100 - c * 100, MENUBAR_H + 12 + r * 90, 96, 86)))
+        return out
+
+    # ------------------------------------------------------------------------------ rendering
+    def render(self) -> np.ndarray:
+        """The current screen as an H×W×3 uint8 array (reuses the last frame when nothing changed)."""
+        sig = (self.gen, tuple((w.id, w.version, w.app.version, w.signature_value()) for w in self.windows),
+               self.now.replace(second=0, microsecond=0), tuple(self.desktop_files()))
+        if self._frame is not None and sig == self._frame_gen:
+            return self._frame
+        theme = self.theme
+        base = self._base_layer(theme)
+        kw = self.key_window()
+        layers = []
+        for w in self.visible_windows():
+            arr = w.render(theme, w is kw or (kw is not None and kw.parent is w))
+            layers.append((w, arr, w.rect, w.surface_serial))
+        # everything below the front window is composed once and reused while it does not change
+        below_key = (self._base_key, tuple((w.id, serial, rect) for w, _a, rect, serial in layers[:-1]))
+        if below_key != self._below_key or self._below is None:
+            below = base.copy()
+            for w, arr, (x, y, ww, wh), _s in layers[:-1]:
+                composite.shadow(below, x, y, ww, wh, 100 if w.parent is None else 70)
+                composite.paste_window(below, arr, x, y)
+            self._below_key, self._below = below_key, below
+        if layers:
+            w, arr, (x, y, ww, wh), _s = layers[-1]
+            shadow_key = (below_key, (x, y, ww, wh), w.parent is None)
+            if shadow_key != self._shadowed_key or self._shadowed is None:
+                self._shadowed = self._below.copy()
+                composite.shadow(self._shadowed, x, y, ww, wh, 120 if w.parent is None else 70)
+                self._shadowed_key = shadow_key
+            frame = self._shadowed.copy()
+            composite.paste_window(frame, arr, x, y)
+        else:
+            frame = self._below.copy()
+        if not self.settings.dock_autohide:
+            # the dock plate was composed over the wallpaper, so copying its whole rectangle is exact
+            # except where a window reaches under the dock's rounded corners
+            dock, _mask, (dx, dy) = self._dock_layer(theme)
+            frame[dy:dy + dock.shape[0], dx:dx + dock.shape[1]] = dock
+        frame[:MENUBAR_H] = self._menubar_layer(theme)
+        dragging = self.pressed is not None and self.pressed.get("payload") is not None and self.pressed.get("dragging")
+        if self.menu is not None or dragging:
+            img = Image.fromarray(frame)
+            d = ImageDraw.Draw(img)
+            if self.menu is not None:
+                self.menu.draw(d, theme, *self.screen_size)
+            if dragging:
+                mx, my = self.mouse
+                kind, items = self.pressed["payload"]
+                label = f"{len(items)} items" if len(items) > 1 else (Path(items[0]).name if kind == "files" else str(items[0]))
+                d.rounded_rectangle((mx + 8, my + 8, mx + 16 + text_width(label, 12), my + 28), 4, fill=theme.accent)
+                d.text((mx + 12, my + 18), label, font=font(12), fill=(255, 255, 255), anchor="lm")
+            frame = np.array(img)
+        frame.flags.writeable = False
+        self._frame = frame
+        self._frame_gen = sig
+        return frame
+
+    def _base_layer(self, theme: Theme) -> np.ndarray:
+        files = tuple(self.desktop_files())
+        key = (self.settings.wallpaper, theme.key, files, tuple(self.desktop_selection), self.screen_size)
+        if key == self._base_key and self._base is not None:
+            return self._base
+        img = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).copy()
+        d = ImageDraw.Draw(img)
+        self._icon_rects = self.desktop_icon_layout()
+        for name, (x, y, w, h) in self._icon_rects:
+            p = self.home / "Desktop" / name
+            ic = load_icon("folder" if p.is_dir() else "document", 52)
+            if name in self.desktop_selection:
+                d.rounded_rectangle((x + 20, y, x + 76, y + 56), 6, fill=(90, 90, 100))
+            img.paste(ic, (x + 22, y + 2), ic)
+            label = fit_text(name, 94, 12)
+            tw = text_width(label, 12)
+            if name in self.desktop_selection:
+                d.rounded_rectangle((x + 48 - tw // 2 - 4, y + 60, x + 48 + tw // 2 + 4, y + 76), 4, fill=theme.accent)
+            else:
+                d.text((x + 49, y + 69), label, font=font(12), fill=(0, 0, 0), anchor="mm")
+            d.text((x + 48, y + 68), label, font=font(12), fill=(255, 255, 255), anchor="mm")
+        self._base_key, self._base = key, np.array(img)
+        return self._base
+
+    def _dock_layer(self, theme: Theme) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+        day = self.now.day
+        running = tuple(a.name for a in self.apps.values() if a.running)
+        trash_full = self.apps["Finder"].trash_count() > 0 if "Finder" in self.apps else False
+        key = (theme.key, running, day, trash_full, self.settings.wallpaper, self.screen_size)
+        if key == self._dock_key and self._dock is not None:
+            return self._dock
+        x, y, w, h, items = self.dock_geometry()
+        region = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((x, y, x + w, y + h)).convert("RGBA")
+        overlay = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        ImageDraw.Draw(overlay).rounded_rectangle((0, 0, w - 1, h - 1), 18, fill=theme.dock_tint,
+                                                  outline=(255, 255, 255, 70) if not theme.dark else (120, 120, 120, 90))
+        region = Image.alpha_composite(region, overlay)
+        rd = ImageDraw.Draw(region)
+        for name, ix in items:
+            lx = ix - x
+            if name == "|":
+                rd.line((lx + 5, 10, lx + 5, h - 10), fill=(150, 150, 150, 200), width=1)
+                continue
+            ic = load_icon(name, DOCK_ICON, day, self.now.strftime("%a").upper()) if name != "Trash" else load_icon("Trash", DOCK_ICON)
+            region.alpha_composite(ic, (lx, DOCK_PAD))
+            if name in running:
+                rd.ellipse((lx + DOCK_ICON // 2 - 2, h - 7, lx + DOCK_ICON // 2 + 2, h - 3),
+                           fill=(40, 40, 40, 255) if not theme.dark else (230, 230, 230, 255))
+            if name == "Trash" and trash_full:
+                for k in range(3):
+                    rd.rectangle((lx + 15 + k * 6, DOCK_PAD + 4, lx + 19 + k * 6, DOCK_PAD + 12), fill=(255, 255, 255, 230))
+        mask = np.asarray(rounded_mask(w, h, 18)) > 127
+        self._dock_key = key
+        self._dock = (np.array(region.convert("RGB")), mask, (x, y))
+        return self._dock
+
+    def _menubar_layout(self) -> list[tuple[str, int, int]]:
+        rects = []
+        x = 12
+        for i, (title, _items) in enumerate(self.menubar_menus()):
+            if title == "\uf8ff":
+                rects.append((title, x, x + 22))
+                x += 30
+                continue
+            tw = text_width(title, 13, "bold" if i == 1 else "regular")
+            rects.append((title, x, x + tw + 18))
+            x += tw + 18
+        return rects
+
+    def clock_text(self) -> str:
+        t = self.now
+        hour = t.hour % 12 or 12
+        return f"{t.strftime('%a')} {t.strftime('%b')} {t.day}  {hour}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+
+    def _menubar_layer(self, theme: Theme) -> np.ndarray:
+        sw, _ = self.screen_size
+        rects = self._menubar_layout()
+        open_title = self.menu.title if self.menu is not None else None
+        wifi = self.settings.wifi
+        key = (theme.key, tuple(rects), open_title, self.clock_text(), wifi, self.settings.wallpaper, self.screen_size)
+        if key != self._bar_key or self._bar is None:
+            base = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((0, 0, sw, MENUBAR_H)).convert("RGBA")
+            bar = Image.alpha_composite(base, Image.new("RGBA", (sw, MENUBAR_H), theme.menubar_tint)).convert("RGB")
+            d = ImageDraw.Draw(bar)
+            fg = theme.menubar_text
+            for i, (title, x0, x1) in enumerate(rects):
+                if title == open_title:
+                    d.rounded_rectangle((x0 - 4, 2, x1 - 6, MENUBAR_H - 3), 4, fill=theme.selection)
+                if title == "\uf8ff":
+                    _draw_apple(d, x0 + 4, 4, fg)
+                else:
+                    d.text((x0 + 4, MENUBAR_H // 2), title, font=font(13, "bold" if i == 1 else "regular"), fill=fg, anchor="lm")
+            ct = self.clock_text()
+            d.text((sw - 14, MENUBAR_H // 2), ct, font=font(13), fill=fg, anchor="rm")
+            cx = sw - 24 - text_width(ct, 13)
+            _draw_control_center(d, cx - 18, 6, fg)
+            _draw_wifi(d, cx - 50, 5, fg, wifi)
+            _draw_battery(d, cx - 92, 7, fg)
+            self._bar_key, self._bar = key, np.asarray(bar)
+            self._bar_rects = rects
+        return self._bar
+
+    # ------------------------------------------------------------------------------ a11y
+    def accessibility_tree(self) -> str:
+        sw, sh = self.screen_size
+        lines = [f'AXScreen [0, 0, {sw}, {sh}]']
+        app = self.active
+        lines.append(f'  AXMenuBar [0, 0, {sw}, {MENUBAR_H}]')
+        for i, (title, x0, x1) in enumerate(self._menubar_layout()):
+            name = "Apple" if title == "\uf8ff" else title
+            lines.append(f'    AXMenuBarItem "{name}" [{x0}, 0, {x1 - x0}, {MENUBAR_H}]')
+        lines.append(f'    AXMenuExtra "Clock" value="{self.clock_text()}" [{sw - 14 - text_width(self.clock_text(), 13)}, 0, '
+                     f'{text_width(self.clock_text(), 13)}, {MENUBAR_H}]')
+        lines.append(f'    AXMenuExtra "Wi‑Fi" value="{"on" if self.settings.wifi else "off"}" '
+                     f'[{sw - 24 - text_width(self.clock_text(), 13) - 50}, 0, 20, {MENUBAR_H}]')
+        if self.menu is not None:
+            x, y, w, h = self.menu.layout(sw, sh)
+            lines.append(f'  AXMenu "{self.menu.title or "context menu"}" [{x}, {y}, {w}, {h}]')
+            for it, (ix, iy, iw, ih) in zip(self.menu.items, self.menu.rects):
+                if it.separator:
+                    continue
+                fl = ("" if it.enabled else " disabled") + (" checked" if it.checked else "")
+                sc = f' shortcut="{it.shortcut_label()}"' if it.shortcut else ""
+                lines.append(f'    AXMenuItem "{it.title}"{sc} [{ix}, {iy}, {iw}, {ih}]{fl}')
+        kw = self.key_window()
+        for w in reversed(self.visible_windows()):
+            if w.parent is not None:
+                continue
+            lines.append(f'  AXApplication "{w.app.name}"' + (" frontmost" if w.app is app else ""))
+            lines.extend(w.a11y_lines("    ", w is kw or (kw is not None and kw.parent is w)))
+            if w.sheet is not None:
+                lines.extend(w.sheet.a11y_lines("      ", w.sheet is kw))
+        if self._icon_rects or self.desktop_files():
+            lines.append("  AXGroup \"Desktop\"")
+            for name, (x, y, w, h) in self.desktop_icon_layout():
+                fl = " selected" if name in self.desktop_selection else ""
+                lines.append(f'    AXImage "{name}" [{x}, {y}, {w}, {h}]{fl}')
+        x, y, w, h, items = self.dock_geometry()
+        lines.append(f"  AXList \"Dock\" [{x}, {y}, {w}, {h}]")
+        running = {a.name for a in self.apps.values() if a.running}
+        for name, ix in items:
+            if name == "|":
+                continue
+            fl = " running" if name in running else ""
+            lines.append(f'    AXDockItem "{name}" [{ix}, {y + DOCK_PAD}, {DOCK_ICON}, {DOCK_ICON}]{fl}')
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------ time
+    def advance(self, seconds: float) -> None:
+        """Move the simulated clock forward (timers count down, alarms may fire)."""
+        self.now = self.now + timedelta(seconds=seconds)
+        if "Clock" in self.apps:
+            self.apps["Clock"].tick()
+        self.gen += 1
+
+
+def _looks_text(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            chunk = f.read(2048)
+        chunk.decode("utf-8")
+        return b"\x00" not in chunk
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _draw_apple(d: ImageDraw.ImageDraw, x: int, y: int, fg: tuple) -> None:
+    """The Apple logo from two circles, a bite and a leaf (no font has the glyph)."""
+    d.ellipse((x, y + 3, x + 9, y + 15), fill=fg)
+    d.ellipse((x + 5, y + 3, x + 14, y + 15), fill=fg)
+    d.polygon([(x + 2, y + 12), (x + 12, y + 12), (x + 7, y + 16)], fill=fg)
+    d.polygon([(x + 7, y + 3), (x + 10, y - 1), (x + 11, y + 0), (x + 8, y + 3)], fill=fg)
+
+
+def _draw_wifi(d: ImageDraw.ImageDraw, x: int, y: int, fg: tuple, on: bool) -> None:
+    c = fg if on else (150, 150, 150)
+    for r in (12, 8, 4):
+        d.arc((x + 8 - r, y + 12 - r, x + 8 + r, y + 12 + r), 225, 315, fill=c, width=2)
+    d.ellipse((x + 6, y + 10, x + 10, y + 14), fill=c)
+    if not on:
+        d.line((x, y + 2, x + 16, y + 14), fill=c, width=2)
+
+
+def _draw_battery(d: ImageDraw.ImageDraw, x: int, y: int, fg: tuple) -> None:
+    d.rounded_rectangle((x, y, x + 22, y + 10), 3, outline=fg)
+    d.rectangle((x + 2, y + 2, x + 17, y + 8), fill=fg)
+    d.rectangle((x + 23, y + 3, x + 24, y + 7), fill=fg)
+
+
+def _draw_control_center(d: ImageDraw.ImageDraw, x: int, y: int, fg: tuple) -> None:
+    d.rounded_rectangle((x, y, x + 14, y + 5), 3, outline=fg)
+    d.ellipse((x + 1, y + 1, x + 4, y + 4), fill=fg)
+    d.rounded_rectangle((x, y + 7, x + 14, y + 12), 3, outline=fg)
+    d.ellipse((x + 10, y + 8, x + 13, y + 11), fill=fg)
+

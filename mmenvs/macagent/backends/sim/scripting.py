@@ -1,0 +1,442 @@
+"""AppleScript access to the sim's apps: a proxy that routes lifecycle commands (activate, quit…)
+to the desktop, Finder's dictionary over the real home folder, Terminal's ``do script``, and
+System Events' appearance preferences backed by System Settings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ...applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
+from ...applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
+from ...applescript.values import Constant, FileRef, hfs_to_posix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .apps.base import App
+    from .backend import SimBackend
+
+_LIFECYCLE = ("activate", "reopen", "launch", "run")
+
+
+def path_text(value: Any) -> str:
+    """The POSIX path text of a script value (``POSIX file "…"``, an alias, a path string, HFS)."""
+    if isinstance(value, FileRef):
+        return value.path
+    if isinstance(value, list) and len(value) == 1:
+        return path_text(value[0])
+    return hfs_to_posix(str(value))
+
+
+class AppProxy:
+    """Wraps an app's scriptable store: ``activate``/``quit``/``frontmost`` act on the desktop."""
+
+    def __init__(self, app: "App", inner: Any) -> None:
+        self._app = app
+        self._inner = inner
+        self.name = inner.name
+        self.terminology = inner.terminology
+
+    def __getattr__(self, item: str) -> Any:
+        return getattr(self._inner, item)
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        return self._inner.elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None and prop == "frontmost":
+            return self._app.desktop.active is self._app
+        if obj is None and prop == "running":
+            return self._app.running
+        if obj is None and prop == "visible":
+            return self._app.running and not self._app.hidden
+        return self._inner.get_property(obj, prop)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is None and prop == "frontmost":
+            if value:
+                self._app.desktop.activate(self._app)
+            return
+        if obj is None and prop == "visible":
+            if value:
+                self._app.desktop.activate(self._app, reopen=False)
+            else:
+                self._app.desktop.hide_app(self._app)
+            return
+        self._inner.set_property(obj, prop, value)
+        self._app.touch()
+
+    def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        ref = self._inner.make(cls, properties, at)
+        self._app.touch()
+        return ref
+
+    def delete(self, obj: ObjectRef) -> None:
+        self._inner.delete(obj)
+        self._app.touch()
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        if name in _LIFECYCLE:
+            self._app.desktop.activate(self._app, reopen=(name != "launch"))
+            return None
+        if name == "quit":
+            self._app.quit()
+            return None
+        out = self._inner.command(name, direct, params)
+        self._app.touch()
+        return out
+
+    def class_plural(self, plural: str) -> str | None:
+        return self._inner.class_plural(plural)
+
+
+class FinderScripting(ScriptableAppBase):
+    """Finder's dictionary over the home folder: items, files and folders (name, name extension,
+    size, kind, modification date, container, URL), ``desktop``, ``home``, ``trash``; make new
+    folder/file, delete (to the Trash), move, duplicate, open, reveal, empty trash."""
+
+    def __init__(self, backend: "SimBackend") -> None:
+        self.backend = backend
+        self.name = "Finder"
+        cmds = dict(STANDARD_COMMANDS)
+        cmds.update({"empty": (), "empty trash": (), "reveal": (), "open": ("using",)})
+        self.terminology = Terminology(
+            classes={"item": "items", "file": "files", "folder": "folders", "document file": "document files",
+                     "disk": "disks", "window": "windows", "Finder window": "Finder windows"},
+            properties=frozenset({"name", "name extension", "displayed name", "size", "kind", "modification date",
+                                  "creation date", "container", "URL", "POSIX path", "desktop", "home", "trash",
+                                  "startup disk", "selection", "target", "index", "frontmost", "version", "comment"}),
+            commands=cmds)
+
+    @property
+    def finder(self) -> Any:
+        return self.backend.desktop.apps["Finder"]
+
+    def _path(self, obj: ObjectRef) -> Path:
+        if obj.cls == "disk":
+            return self.backend.home
+        return self.backend.host_path(str(obj.id))
+
+    def _ref(self, p: Path) -> ObjectRef:
+        cls = "folder" if p.is_dir() else "document file"
+        return ObjectRef(cls, self.backend.posix_path(p))
+
+    def describe(self, obj: ObjectRef) -> str:
+        if obj.cls == "disk":
+            return 'startup disk of application "Finder"'
+        if obj.cls in ("window", "Finder window"):
+            return f'Finder window id {obj.id} of application "Finder"'
+        parts = [x for x in str(obj.id).split("/") if x]
+        if not parts:
+            return 'startup disk of application "Finder"'
+        kind = "folder" if obj.cls == "folder" else "document file"
+        out = f'{kind} "{parts[-1]}"'
+        for name in reversed(parts[:-1]):
+            out += f' of folder "{name}"'
+        return out + ' of startup disk of application "Finder"'
+
+    def _children(self, folder: Path, cls: str) -> list[ObjectRef]:
+        if not folder.is_dir():
+            raise AppleScriptError(f"Can’t get every {cls} of {self.describe(self._ref(folder))}.", ERR_NO_SUCH_OBJECT)
+        entries = sorted((e for e in os.scandir(folder) if not e.name.startswith(".")), key=lambda e: e.name.lower())
+        out = []
+        for e in entries:
+            is_dir = e.is_dir()
+            if cls == "folder" and not is_dir or cls in ("file", "document file") and is_dir:
+                continue
+            out.append(ObjectRef("folder" if is_dir else "document file", self.backend.posix_path(Path(e.path))))
+        return out
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if cls in ("window", "Finder window"):
+            if container is None:
+                return [ObjectRef("Finder window", w.id) for w in self.finder.windows]
+        if cls == "disk" and container is None:
+            return [ObjectRef("disk", "/")]
+        if cls in ("item", "file", "folder", "document file"):
+            folder = self.backend.home / "Desktop" if container is None else self._path(container)
+            return self._children(folder, cls)
+        return super().elements(container, cls)
+
+    def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
+        if cls not in ("item", "file", "folder", "document file"):
+            return None
+        folder = self.backend.home / "Desktop" if container is None else self._path(container)
+        p = folder / str(name)
+        if not p.exists() or str(name).startswith(".") or "/" in str(name):
+            return None
+        if cls == "folder" and not p.is_dir() or cls in ("file", "document file") and p.is_dir():
+            return None
+        return self._ref(p)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        home = self.backend.home
+        if obj is None:
+            if prop == "desktop":
+                return self._ref(home / "Desktop")
+            if prop == "home":
+                return self._ref(home)
+            if prop == "trash":
+                return ObjectRef("folder", self.backend.posix_path(home / ".Trash"))
+            if prop == "startup disk":
+                return ObjectRef("disk", "/")
+            if prop == "frontmost":
+                return self.backend.desktop.active is self.finder
+            if prop == "version":
+                return "26.0"
+            if prop == "selection":
+                w = self.finder.windows[0] if self.finder.windows else None
+                if w is None:
+                    return [self._ref(home / "Desktop" / n) for n in self.backend.desktop.desktop_selection]
+                return [self._ref(Path(w.state["path"]) / n) for n in w.state.get("selection", [])]
+            return super().get_property(obj, prop)
+        if obj.cls in ("window", "Finder window"):
+            for w in self.finder.windows:
+                if w.id == obj.id:
+                    if prop == "target":
+                        return self._ref(Path(w.state["path"]))
+                    if prop == "name":
+                        return w.title
+                    if prop == "index":
+                        return self.finder.windows.index(w) + 1
+            raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+        p = self._path(obj)
+        if not p.exists():
+            raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+        st = p.stat()
+        if prop in ("name", "displayed name"):
+            return "Macintosh HD" if obj.cls == "disk" else p.name
+        if prop == "name extension":
+            return p.suffix[1:] if p.is_file() and "." in p.name[1:] else ""
+        if prop == "size":
+            return st.st_size if p.is_file() else sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+        if prop == "kind":
+            from .apps.finder import KINDS
+
+            return "Folder" if p.is_dir() else KINDS.get(p.suffix.lower(), "Document")
+        if prop in ("modification date", "creation date"):
+            return self.backend.desktop.now if st.st_mtime >= self.finder.reset_host_time - 1 else datetime.fromtimestamp(st.st_mtime)
+        if prop == "container":
+            return self._ref(p.parent)
+        if prop == "URL":
+            return "file://" + self.backend.posix_path(p) + ("/" if p.is_dir() else "")
+        if prop == "POSIX path":
+            return self.backend.posix_path(p) + ("/" if p.is_dir() else "")
+        if prop == "comment":
+            return ""
+        raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls in ("folder", "document file", "file", "item") and prop == "name":
+            try:
+                self.finder.rename(self._path(obj), str(value))
+            except ValueError as e:
+                raise AppleScriptError(str(e), -48) from None
+            return
+        super().set_property(obj, prop, value)
+
+    def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        folder = self.backend.home / "Desktop" if at is None else self._path(at)
+        if not folder.is_dir():
+            raise AppleScriptError("Can’t make or move that element into that container.", -10024)
+        name = str(properties.get("name", "untitled folder" if cls == "folder" else "untitled"))
+        if cls == "folder":
+            if (folder / name).exists():
+                raise AppleScriptError("The operation can’t be completed because there is already an item with that name.", -48)
+            return self._ref(self.finder.new_folder(folder, name, rename=False))
+        if cls in ("file", "document file"):
+            p = folder / name
+            if p.exists():
+                raise AppleScriptError("The operation can’t be completed because there is already an item with that name.", -48)
+            self.backend.check_in_home(p)
+            p.write_text("")
+            self.finder.touch()
+            return self._ref(p)
+        raise AppleScriptError(f"Can’t make class {cls}.", ERR_APP_GENERIC)
+
+    def delete(self, obj: ObjectRef) -> None:
+        p = self._path(obj)
+        if not p.exists():
+            raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+        self.finder.move_to_trash([p])
+
+    def _items(self, direct: Any) -> list[Path]:
+        items = direct if isinstance(direct, list) else [direct]
+        out = []
+        for it in items:
+            ref = it if isinstance(it, ObjectRef) else getattr(it, "ref", None)
+            if isinstance(ref, ObjectRef):
+                out.append(self._path(ref))
+            else:
+                out.append(self.backend.host_path(path_text(it)))
+        return out
+
+    def _target(self, value: Any) -> Path:
+        ref = value if isinstance(value, ObjectRef) else getattr(value, "ref", None)
+        return self._path(ref) if isinstance(ref, ObjectRef) else self.backend.host_path(path_text(value))
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        finder = self.finder
+        if name == "move":
+            dest = self._target(params.get("to"))
+            moved = finder.move_items(self._items(direct), dest)
+            res = [self._ref(p) for p in moved]
+            return res[0] if len(res) == 1 else res
+        if name == "duplicate":
+            dest = self._target(params["to"]) if "to" in params else None
+            srcs = self._items(direct)
+            made = finder.copy_items(srcs, dest or srcs[0].parent, duplicate_suffix=dest is None)
+            res = [self._ref(p) for p in made]
+            return res[0] if len(res) == 1 else res
+        if name == "open":
+            for p in self._items(direct):
+                self.backend.desktop.open_path(p)
+            return None
+        if name in ("reveal", "select"):
+            for p in self._items(direct):
+                w = finder.open_folder(p.parent if not p.is_dir() or name == "reveal" else p)
+                w.state["selection"] = [p.name]
+            return None
+        if name in ("empty", "empty trash"):
+            finder.empty_trash()
+            return None
+        if name in _LIFECYCLE:
+            self.backend.desktop.activate(finder)
+            return None
+        if name == "quit":
+            return None
+        return super().command(name, direct, params)
+
+
+class TerminalScripting(ScriptableAppBase):
+    """Terminal's ``do script`` (runs a command in a window, visible in the transcript) and
+    windows' ``contents``/``history``."""
+
+    def __init__(self, backend: "SimBackend") -> None:
+        self.backend = backend
+        self.name = "Terminal"
+        cmds = dict(STANDARD_COMMANDS)
+        cmds["do script"] = ("in",)
+        self.terminology = Terminology(classes={"window": "windows", "tab": "tabs"},
+                                       properties=frozenset({"contents", "history", "name", "busy", "selected tab",
+                                                             "frontmost", "index", "id"}),
+                                       commands=cmds)
+
+    @property
+    def term(self) -> Any:
+        return self.backend.desktop.apps["Terminal"]
+
+    def _win(self, obj: ObjectRef) -> Any:
+        for w in self.term.windows:
+            if w.id == obj.id:
+                return w
+        raise AppleScriptError(f"Can’t get window id {obj.id}.", ERR_NO_SUCH_OBJECT)
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls == "window":
+            return [ObjectRef("window", w.id) for w in self.term.windows]
+        if container is not None and container.cls == "window" and cls == "tab":
+            self._win(container)
+            return [ObjectRef("tab", container.id)]
+        return super().elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None:
+            if prop == "frontmost":
+                return self.backend.desktop.active is self.term
+            return super().get_property(obj, prop)
+        w = self._win(obj)
+        if prop in ("contents", "history"):
+            return self.term.contents(w) + "\n"
+        if prop == "selected tab":
+            return ObjectRef("tab", w.id)
+        if prop == "name":
+            return w.title
+        if prop == "busy":
+            return False
+        if prop == "id":
+            return w.id
+        return super().get_property(obj, prop)
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        if name == "do script":
+            target = params.get("in")
+            ref = target if isinstance(target, ObjectRef) else getattr(target, "ref", None)
+            if isinstance(ref, ObjectRef):
+                win = self._win(ref)
+            else:
+                win = self.term.new_window()
+            self.backend.desktop.activate(self.term, reopen=False)
+            if direct is not None:
+                self.term.run_command(win, str(direct))
+            return ObjectRef("tab", win.id)
+        if name in _LIFECYCLE:
+            self.backend.desktop.activate(self.term)
+            return None
+        if name == "quit":
+            self.term.quit()
+            return None
+        return super().command(name, direct, params)
+
+
+class LifecycleOnly(ScriptableAppBase):
+    """An app scripts can only activate or quit (System Settings has no dictionary to speak of)."""
+
+    def __init__(self, app: "App") -> None:
+        self.app = app
+        self.name = app.name
+        self.terminology = Terminology(commands=dict(STANDARD_COMMANDS), properties=frozenset({"frontmost", "name"}))
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None and prop == "frontmost":
+            return self.app.desktop.active is self.app
+        return super().get_property(obj, prop)
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        if name in _LIFECYCLE:
+            self.app.desktop.activate(self.app)
+            return None
+        if name == "quit":
+            self.app.quit()
+            return None
+        return super().command(name, direct, params)
+
+
+HIGHLIGHTS = ("blue", "purple", "pink", "red", "orange", "yellow", "green", "graphite")
+
+
+class AppearanceMapping(MutableMapping):
+    """System Events' appearance preferences, read from and written to System Settings."""
+
+    def __init__(self, settings: Any) -> None:
+        self.s = settings
+        self.extra: dict[str, Any] = {"font smoothing": True, "scroll bar action": Constant("jump to next page")}
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "dark mode":
+            return self.s.dark_mode
+        if key == "highlight color":
+            return Constant(self.s.accent_color if self.s.accent_color in HIGHLIGHTS else "blue")
+        return self.extra[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key == "dark mode":
+            self.s.set_dark_mode(bool(value))
+        elif key == "highlight color":
+            name = value.name if isinstance(value, Constant) else str(value)
+            if name not in HIGHLIGHTS:
+                raise AppleScriptError(f"Can’t make {name} into type highlight color.", -1700)
+            self.s.set_accent(name)
+        else:
+            self.extra[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        raise AppleScriptError(f"Can’t delete {key} of appearance preferences.", ERR_APP_GENERIC)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["dark mode", "highlight color", *self.extra])
+
+    def __len__(self) -> int:
+        return 2 + len(self.extra)
