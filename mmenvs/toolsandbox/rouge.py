@@ -20,6 +20,7 @@ integer version pair by pair). ``rouge_l_matrix`` is the all-exact result.
 from __future__ import annotations
 
 import re
+from itertools import chain
 from typing import Hashable, Iterable, Sequence
 
 import numpy as np
@@ -176,10 +177,11 @@ def _unique(seqs: Sequence[Sequence[Hashable]]) -> tuple[list[tuple], np.ndarray
 
 def _occurrence_overlap(xs: list[tuple], ys: list[tuple]) -> np.ndarray:
     """Number of shared token occurrences (the k-th "the" of x meets the k-th "the" of y) per pair."""
-    vocab: dict[Hashable, int] = {}
+    flat = [list(chain.from_iterable(seqs)) for seqs in (xs, ys)]
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(chain(*flat)))}
     sides = []
-    for seqs in (xs, ys):
-        tokens = np.array([vocab.setdefault(t, len(vocab)) for seq in seqs for t in seq], dtype=np.int64)
+    for seqs, tokens_ in zip((xs, ys), flat):
+        tokens = np.fromiter(map(vocab.__getitem__, tokens_), dtype=np.int64, count=len(tokens_))
         owner = np.repeat(np.arange(len(seqs), dtype=np.int64), [len(seq) for seq in seqs])
         sides.append((tokens, owner, _occurrence_rank(tokens, owner, len(vocab) + 1)))
     ranks = max(int(rank.max(initial=0)) for _, _, rank in sides) + 1

@@ -394,14 +394,22 @@ def _number_parts(value: Any) -> tuple[float, Any]:
     return (math.nan, ("raw", _json_key(value))) if f is None else (f, None)
 
 
+_HASHABLE_SCALARS = frozenset({str, bytes, type(None), int, float, bool})
+_NUMERIC = frozenset({int, float, bool})
+
+
 def _encoded(values: Sequence[Any], encode: Callable[[Any], Any]) -> list:
     """``[encode(v) for v in values]``, encoding each distinct value once (columns repeat values a lot)."""
-    cache: dict[tuple[type, Any], Any] = {}
+    types = set(map(type, values))
+    if types <= _HASHABLE_SCALARS and len(types & _NUMERIC) <= 1:
+        # no two values of different types can be equal dict keys (1, 1.0 and True are), so dedupe in C
+        table = {v: encode(v) for v in dict.fromkeys(values)}
+        return list(map(table.__getitem__, values))
+    cache: dict[Any, Any] = {}
     out = []
     for v in values:
         try:
-            # the type too, for all but text: 1, 1.0 and True are equal dict keys
-            key = v if v.__class__ is str else (v.__class__, v)
+            key = (v.__class__, v)  # the type too: 1, 1.0 and True are equal dict keys
             hit = cache.get(key, cache)
         except TypeError:  # unhashable (a list or dict from a spec)
             out.append(encode(v))
@@ -870,13 +878,13 @@ def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> 
             matrix += (has * weight)[:, None] * col.text.exact()
         r, c = linear_sum_assignment(matrix, maximize=True)
 
-    chosen = {name: s[r, c] for name, s in exact_sims.items()}
-    chosen.update({name: col.text.value(r, c) for name, (col, _) in text.items()})
-    scores = _exact_scores(r, c, base, weight, text)
+    chosen = {name: s[r, c].tolist() for name, s in exact_sims.items()}
+    chosen.update({name: col.text.value(r, c).tolist() for name, (col, _) in text.items()})
+    scores = _exact_scores(r, c, base, weight, text).tolist()
     out = []
     for k, (i, j) in enumerate(zip(r.tolist(), c.tolist())):
         compared = rows[i].columns
-        out.append((i, j, float(scores[k]), {name: float(v[k]) for name, v in chosen.items() if name in compared}))
+        out.append((i, j, scores[k], {name: v[k] for name, v in chosen.items() if name in compared}))
     return out
 
 
