@@ -881,3 +881,44 @@ def test_evaluate_returns_python_values() -> None:
     assert evaluate("March", host) == Constant("March")
     assert evaluate("set x to 1\nlog x", host) == 1
     assert evaluate('display notification "x"', host) is None
+
+
+def test_record_labels_keep_their_case_but_match_any_case() -> None:
+    assert run("{Foo:1, url:2}") == "Foo:1, url:2"
+    assert run("set r to {Foo:1}\nset FOO of r to 3\n{foo of r, r}") == "3, Foo:3"
+    assert run("{a:1} & {A:2}") == "a:1"
+    assert run("{a:1} = {A:1}") == "true"
+    assert run("{a:1, b:2} contains {B:2}") == "true"
+
+
+def test_dictionary_terms_keep_their_declared_case(host: AppleScriptHost) -> None:
+    safari = RecordStoreApp("Safari", [
+        ClassSpec("window", properties={"name": ""}, elements=("tab",)),
+        ClassSpec("tab", properties={"name": "", "URL": ""}, parent_class="window")], app_elements=("window",))
+    safari.add("window", {"name": "w"})
+    host = AppleScriptHost({"Safari": safari})
+    run('tell application "Safari" to make new tab at end of tabs of window 1 with properties {URL:"https://x.org"}',
+        host)
+    assert run('tell application "Safari" to get URL of every tab of window 1', host) == "https://x.org"
+    assert run('tell application "Safari" to get url of tab 1 of front window', host) == "https://x.org"
+
+
+def test_agent_style_scripts(host: AppleScriptHost) -> None:
+    src = ('set dueDate to current date\nset year of dueDate to 2026\nset month of dueDate to 4\n'
+           'set day of dueDate to 15\nset hours of dueDate to 9\nset minutes of dueDate to 30\n'
+           'set seconds of dueDate to 0\n'
+           'tell application "Reminders"\nset myList to list "Reminders"\ntell myList\n'
+           'make new reminder with properties {name:"Dentist follow-up", due date:dueDate}\nend tell\n'
+           'get due date of reminder "Dentist follow-up"\nend tell')
+    assert run(src, host) == "Wednesday, 15 April 2026 at 09:30:00"
+    src = ('tell application "Notes"\nset theNotes to notes whose name contains "o"\nset out to ""\n'
+           'repeat with i from 1 to count of theNotes\nset n to item i of theNotes\n'
+           'set out to out & name of n & ";"\nend repeat\nreturn out\nend tell')
+    assert run(src, host) == "Groceries;Project Ideas;Todo;"
+    assert run('tell application "Notes" to get name of folder "Work"\'s first note', host) == "Project Ideas"
+    assert run('"Reviewed on " & (weekday of (current date) as string)', host) == "Reviewed on Monday"
+    assert run('tell application "Notes" to get name of every note as text', host) == "GroceriesProject IdeasTodo"
+    assert run('set x to missing value\n{x is missing value, x is not missing value}') == "true, false"
+    assert run('date "Monday, March 3, 2025 at 10:00:00 PM"') == "Monday, 3 March 2025 at 22:00:00"
+    e = err('tell application "Notes"\nset ns to every note\nname of ns\nend tell', host)
+    assert e.message.startswith("Can’t get name of {note id")  # a stored list is not a reference

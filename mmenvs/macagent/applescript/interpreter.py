@@ -495,7 +495,8 @@ class Interpreter:
                 raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
             return text
         if isinstance(a, dict) and isinstance(b, dict):
-            return {**a, **{k: v for k, v in b.items() if k not in a}}
+            seen = {k.casefold() for k in a}
+            return {**a, **{k: v for k, v in b.items() if k.casefold() not in seen}}
         left = list(a) if isinstance(a, list) else [a]
         right = list(b) if isinstance(b, list) else (list(b.values()) if isinstance(b, dict) else [b])
         if len(left) + len(right) > self.limits.max_list_length:
@@ -518,7 +519,8 @@ class Interpreter:
         if isinstance(a, dict):
             if not isinstance(b, dict):
                 raise AppleScriptError(f"Can’t make {source_form(b)} into type record.", ERR_COERCION)
-            return all(k in a and values_equal(a[k], v, cs) for k, v in b.items())
+            return all(_record_key(a, k) is not None and values_equal(a[_record_key(a, k)], v, cs)
+                       for k, v in b.items())
         raise AppleScriptError(f"Can’t make {source_form(a)} into type list.", ERR_COERCION)
 
     def starts_ends(self, a: Any, b: Any, starts: bool) -> bool:
@@ -637,8 +639,9 @@ class Interpreter:
 
     def value_property(self, value: Any, name: str) -> Any:
         if isinstance(value, dict):
-            if name in value:
-                return value[name]
+            key = _record_key(value, name)
+            if key is not None:
+                return value[key]
             if name == "length":
                 return len(value)
             if name == "class":
@@ -989,7 +992,7 @@ class Interpreter:
             self.app_call(owner.name, app.set_property, None, name, self.unwrap(value))
             return
         if isinstance(owner, dict):
-            owner[name] = value
+            owner[_record_key(owner, name) or name] = value
             return
         if isinstance(owner, datetime) and isinstance(container_node, N.Var):
             self.set_var(container_node.name, self.set_date_property(owner, name, value))
@@ -1301,6 +1304,14 @@ class Interpreter:
         if isinstance(lo, int) and isinstance(hi, int):
             return rng.randint(min(lo, hi), max(lo, hi))
         return rng.uniform(lo, hi)
+
+
+def _record_key(record: dict[str, Any], name: str) -> str | None:
+    """The record's label for ``name``: labels, like identifiers, ignore case."""
+    if name in record:
+        return name
+    folded = name.casefold()
+    return next((k for k in record if k.casefold() == folded), None)
 
 
 def describe_short(obj: AppObject) -> str:

@@ -1106,7 +1106,7 @@ class Parser:
                     if m and m[0] == n and "prop" in m[1]:
                         label = m[1]["prop"]  # a dictionary term keeps its declared spelling (``URL``)
                     else:
-                        label = " ".join(str(x.value) for x in label_toks).strip("|")
+                        label = " ".join(x.text for x in label_toks).strip("|")  # user label: keep its case
                     self.pos += n
                     self.expect_op(":")
                     pairs.append((label, self.parse_expr()))

@@ -503,7 +503,9 @@ def values_equal(a: Any, b: Any, case_sensitive: bool = False) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(values_equal(deref(x), deref(y), case_sensitive) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(values_equal(a[k], b[k], case_sensitive) for k in a)
+        fa = {k.casefold(): v for k, v in a.items()}
+        fb = {k.casefold(): v for k, v in b.items()}
+        return fa.keys() == fb.keys() and all(values_equal(fa[k], fb[k], case_sensitive) for k in fa)
     if type(a) is not type(b):
         return False
     return a == b
