@@ -922,3 +922,10 @@ def test_agent_style_scripts(host: AppleScriptHost) -> None:
     assert run('date "Monday, March 3, 2025 at 10:00:00 PM"') == "Monday, 3 March 2025 at 22:00:00"
     e = err('tell application "Notes"\nset ns to every note\nname of ns\nend tell', host)
     assert e.message.startswith("Can’t get name of {note id")  # a stored list is not a reference
+
+
+def test_copy_duplicates_lists_but_not_app_objects(host: AppleScriptHost, apps: dict) -> None:
+    src = ('tell application "Notes"\ncopy every note to ns\nset name of item 1 of ns to "Renamed"\n'
+           'get name of note 1\nend tell')
+    assert run(src, host) == "Renamed"  # the copied list still refers to the live note
+    assert run("set a to {1, {2}}\ncopy a to b\nset item 1 of item 2 of b to 9\na") == "1, 2"

@@ -11,8 +11,8 @@ test costs one step of the host's budget.
 
 from __future__ import annotations
 
-import copy as _copy
 import math
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -69,7 +69,6 @@ _TYPE_FILTER = {"integer": "integer", "real": "real", "number": "number", "text"
 
 
 def _words(text: str) -> list[str]:
-    import re
     return re.findall(r"[^\W_]+(?:['’.,][^\W_]+)*", text)
 
 
@@ -169,7 +168,7 @@ class Interpreter:
 
     def ex_copy(self, node: N.Copy) -> None:
         value = self.eval(node.value)
-        dup = _copy.deepcopy(self.strip_plural(value), memo=None) if isinstance(value, (list, dict)) else value
+        dup = _copy_value(self.strip_plural(value))
         self.assign(node.target, dup)
         self.set_result(value)
 
@@ -876,6 +875,8 @@ class Interpreter:
             items = list(container.values())
         else:
             raise missing()
+        if len(items) > self.limits.max_list_length:
+            raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
         sel = node.sel
         if sel == "every":
             return list(items)
@@ -897,9 +898,7 @@ class Interpreter:
         if len(delims) == 1:
             if self.case_sensitive:
                 return text.split(delims[0])
-            import re
             return re.split(re.escape(delims[0]), text, flags=re.I)
-        import re
         pattern = "|".join(re.escape(d) for d in sorted(delims, key=len, reverse=True))
         return re.split(pattern, text, flags=0 if self.case_sensitive else re.I)
 
@@ -1173,7 +1172,7 @@ class Interpreter:
             if isinstance(loc, AppObject):
                 at = loc.ref
             elif loc is not None and not isinstance(loc, Application):
-                raise AppleScriptError(f"Can’t make or move that element into that container.", -10024).from_app(app_name)
+                raise AppleScriptError("Can’t make or move that element into that container.", -10024).from_app(app_name)
         else:
             # inside ``tell folder "X"`` a new element goes into that object
             target = self.current_target()
@@ -1304,6 +1303,15 @@ class Interpreter:
         if isinstance(lo, int) and isinstance(hi, int):
             return rng.randint(min(lo, hi), max(lo, hi))
         return rng.uniform(lo, hi)
+
+
+def _copy_value(value: Any) -> Any:
+    """``copy``: duplicate lists and records (recursively); objects, dates and text are values."""
+    if isinstance(value, list):
+        return [_copy_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy_value(v) for k, v in value.items()}
+    return value
 
 
 def _record_key(record: dict[str, Any], name: str) -> str | None:

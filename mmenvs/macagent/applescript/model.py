@@ -40,7 +40,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from .errors import (ERR_APP_GENERIC, ERR_CANT_SET, ERR_NO_SUCH_OBJECT, ERR_NOT_UNDERSTOOD,
                      ERR_USER_CANCELED, AppleScriptError)
-from .values import coerce, source_form
+from .values import Constant, coerce, source_form
 
 # ---------------------------------------------------------------------------------------------
 # handles and dictionaries
@@ -303,7 +303,6 @@ class RecordStoreApp(ScriptableAppBase):
         if prop == "id":
             return obj.id
         if prop == "class":
-            from .values import Constant
             return Constant(obj.cls)
         if prop == "container":
             pid = self.parents[obj.id]
@@ -311,7 +310,6 @@ class RecordStoreApp(ScriptableAppBase):
         if prop in spec.computed:
             return spec.computed[prop](rec)
         if prop == "properties":
-            from .values import Constant
             out = {"class": Constant(obj.cls), "id": obj.id}
             out.update(rec)
             out.update({k: f(rec) for k, f in spec.computed.items()})

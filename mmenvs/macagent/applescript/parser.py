@@ -1010,7 +1010,7 @@ class Parser:
                 return N.Command(t.start, self.prev_end(), "count", direct)
             after = self.pos + n
             next_tok = self.toks[min(after, len(self.toks) - 1)]
-            next_is_of = next_tok.kind == WORD and next_tok.value in ("of", "in") and next_tok.value == "of"
+            next_is_of = next_tok.kind == WORD and next_tok.value == "of"
             if "prop" in kinds and next_is_of:
                 self.pos += n
                 return N.Prop(t.start, self.prev_end(), kinds["prop"], None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -102,15 +102,6 @@ class FileRef:
         if self.path.endswith("/") and parts:
             text += ":"
         return text
-
-
-@dataclass
-class Handler:
-    """A user-defined handler (``on name(params) … end name``)."""
-
-    name: str
-    params: list[str]
-    body: list = field(default_factory=list)
 
 
 def deref(value: Any) -> Any:
@@ -299,8 +290,6 @@ def source_form(value: Any) -> str:
         return describe_object(value)
     if isinstance(value, FileRef):
         return f'{value.kind} "{value.hfs()}"'
-    if isinstance(value, Handler):
-        return f"«handler {value.name}»"
     return repr(value)
 
 
@@ -351,8 +340,6 @@ def class_name(value: Any) -> str:
         return value.ref.cls
     if isinstance(value, FileRef):
         return "«class furl»" if value.kind == "file" else "alias"
-    if isinstance(value, Handler):
-        return "handler"
     return "item"
 
 
