@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, parse_tool_call
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text, extract_code, letterbox, parse_tool_call
 
 from .catalog import full_name_map, toolset_tools
 from .scenario import Scenario, load_scenario, shipped_scenario_paths
@@ -147,6 +147,10 @@ class MMToolSandboxEnv(MMEnv):
         self._oracle_cursor = 0
         self._shown_count = 0
         self._transcript: list[dict[str, Any]] = []
+        self._pristine = True
+        self._evaluated_at = -1
+        self._obs_image_key: str | None = "none"
+        self._obs_image = letterbox(None, self.obs_size)
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -163,7 +167,9 @@ class MMToolSandboxEnv(MMEnv):
             self._scenarios[task_id] = scenario
         return self._scenarios[task_id]
 
-    def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> Scenario:
+    def task_from_spec(self, spec: Mapping[str, Any] | str | Path | Scenario) -> Scenario:
+        if isinstance(spec, Scenario):  # already validated (and its template built): reuse it
+            return spec
         return load_scenario(spec)
 
     def task_metadata(self) -> dict[str, Any]:
@@ -183,7 +189,11 @@ class MMToolSandboxEnv(MMEnv):
         self.world = World.from_template(task.template(), task.reference_time, self.images)
         for key, pixels in zip(task.images, task.pixels()):
             self.images.add(pixels, op="scenario_image", meta={"key": key})
-        self._before = snapshot(self.world.conn)
+        if "before" not in task.cache:  # every reset of a scenario starts from the same rows
+            task.cache["before"] = snapshot(self.world.conn)
+        self._before = task.cache["before"]
+        self._pristine = True
+        self._obs_image_key: str | None = "none"
         self.search.reset()
         if not self._max_steps_given:
             self.max_steps = task.max_messages
@@ -220,6 +230,7 @@ class MMToolSandboxEnv(MMEnv):
         kind, payload = self._classify(action)
         if kind == "reply":
             return self._reply(payload)
+        self._pristine = False  # a tool or code may change the world from here on
         if kind == "code":
             text, info = self._run_code(payload)
             self.messages += 1
@@ -339,12 +350,31 @@ class MMToolSandboxEnv(MMEnv):
 
     def _info(self, **kwargs: Any) -> dict[str, Any]:
         info = super()._info(**kwargs)
-        # The evaluation is refreshed only at reset and episode end: copy its nested details so that
-        # infos of different steps never share objects.
+        # In "final" reward mode the evaluation is refreshed only at reset and at the episode's end: the
+        # per-change details are reported when fresh (then copied, so infos never share objects).
+        fresh = getattr(self, "_evaluated_at", -1) == self.steps
         for key in ("entity_diff", "side_effects"):
-            if key in info:
+            if key not in info:
+                continue
+            if fresh:
                 info[key] = copy.deepcopy(info[key])
+            else:
+                del info[key]
         return info
+
+    def _observation(self, text: str) -> dict[str, Any]:
+        # The letterboxed image changes only when the current image does: reuse it between steps.
+        if self._obs_image_key != self._current_image:
+            record = None if self._current_image is None else self.images.record(self._current_image)
+            if record is not None and record.op == "scenario_image":  # the same pixels every episode
+                key = ("letterboxed", record.meta["key"], self.obs_size)
+                if key not in self.task.cache:
+                    self.task.cache[key] = letterbox(record.array, self.obs_size)
+                self._obs_image = self.task.cache[key]
+            else:
+                self._obs_image = letterbox(self.frame(), self.obs_size)
+            self._obs_image_key = self._current_image
+        return {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
 
     def budget_exhausted(self) -> bool:
         return self.messages >= self.max_steps
@@ -353,12 +383,19 @@ class MMToolSandboxEnv(MMEnv):
         return None if self._current_image is None else self.images.get(self._current_image)
 
     def evaluate(self) -> Evaluation:
+        self._evaluated_at = self.steps
+        if self._pristine and "initial_evaluation" in self.task.cache:  # nothing ran since reset
+            cached = self.task.cache["initial_evaluation"]  # _info copies the details it reports
+            return Evaluation(cached.score, cached.success, cached.details)
         result = score_entity_diff(self._before, snapshot(self.world.conn), self.task.specs, self._kinds)
         details = result.to_info()
-        return Evaluation(float(result.f1), bool(result.f1 >= 1.0 - 1e-9), {
+        evaluation = Evaluation(float(result.f1), bool(result.f1 >= 1.0 - 1e-9), {
             "entity_f1": float(result.f1), "precision": float(result.precision), "recall": float(result.recall),
             "entity_diff": details, "side_effects": details["side_effects"],
         })
+        if self._pristine:
+            self.task.cache["initial_evaluation"] = copy.deepcopy(evaluation)
+        return evaluation
 
     # ------------------------------------------------------------------ agents
     def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:

@@ -75,6 +75,8 @@ class Scenario:
     task_completion_criteria: str = ""
     _template: bytes | None = field(default=None, repr=False)
     _pixels: list[np.ndarray] | None = field(default=None, repr=False)
+    #: Per-scenario values an env may reuse across resets (the initial snapshot and evaluation).
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def image_id(self, key: str) -> str:
         return f"img_{list(self.images).index(key)}"
