@@ -368,6 +368,7 @@ def test_diff_snapshots_lists_created_updated_deleted(world):
     assert diffs["tasks"].updated[1][0]["title"] == "Buy milk" and diffs["tasks"].updated[1][1]["title"] == "Buy oat milk"
     assert list(diffs["tasks"].deleted) == [3]
     assert diffs["tasks"].changes() == [("update", 1), ("delete", 3)] and len(diffs["tasks"]) == 2
+    assert diff_snapshots(before, snapshot(world, ["notes"])) == {"notes": diffs["notes"]}  # unread tables are not deleted
 
 
 def test_info_is_json_and_carries_the_details(world):

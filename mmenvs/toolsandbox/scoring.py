@@ -16,8 +16,8 @@ API (used by the env)::
 - ``snapshot(conn, tables=None) -> Snapshot``: ``{table: {id: row dict}}`` of all user tables
   (or the named ones). Tables without an ``id`` column are keyed by SQLite's ``rowid``.
 - ``diff_snapshots(before, after, ignore_columns=None) -> {table: TableDiff}``: created, updated
-  ``(before_row, after_row)`` and deleted rows of each table that changed. A row whose only
-  differences lie in ``ignore_columns[table]`` is not updated.
+  ``(before_row, after_row)`` and deleted rows of each table (read by both snapshots) that changed.
+  A row whose only differences lie in ``ignore_columns[table]`` is not updated.
 - ``score_entity_diff(before, after, specs, column_kinds) -> EntityScore``.
 - ``column_kinds`` is ``{table: {column: kind}}`` from the world schema, each kind one of
   ``ColumnKind``: ``id``, ``enum``, ``number``, ``bool``, ``list``, ``text``, ``datetime``,
@@ -277,10 +277,11 @@ def diff_snapshots(before: Snapshot, after: Snapshot,
     """Row-level diff of two snapshots, keyed by table; tables without changes are left out.
 
     A row present in both whose only differences are in ``ignore_columns[table]`` is unchanged.
+    Only tables in both snapshots are compared (a table one snapshot did not read is not a change).
     """
     diffs: dict[str, TableDiff] = {}
-    for table in sorted(before.keys() | after.keys()):
-        old, new = before.get(table, {}), after.get(table, {})
+    for table in sorted(before.keys() & after.keys()):
+        old, new = before[table], after[table]
         if old is new:
             continue
         ignored = set((ignore_columns or {}).get(table, ()))
