@@ -929,3 +929,18 @@ def test_copy_duplicates_lists_but_not_app_objects(host: AppleScriptHost, apps: 
            'get name of note 1\nend tell')
     assert run(src, host) == "Renamed"  # the copied list still refers to the live note
     assert run("set a to {1, {2}}\ncopy a to b\nset item 1 of item 2 of b to 9\na") == "1, 2"
+
+
+def test_run_handler_receives_osascript_arguments() -> None:
+    src = 'on run argv\nreturn (item 1 of argv) & "+" & (count of argv)\nend run'
+    assert run_applescript(src, AppleScriptHost(), argv=["a", "b"]) == "a+2"
+    assert evaluate("on run argv\nargv\nend run", AppleScriptHost(), argv=["x"]) == ["x"]
+
+
+def test_system_events_tell_process_and_special_keys(host: AppleScriptHost) -> None:
+    run('tell application "System Events" to tell process "Notes" to set frontmost to true', host)
+    assert host.activated == ["Notes"]  # type: ignore[attr-defined]
+    run('tell application "System Events"\nkeystroke return\nkey code 53 using command down\nend tell', host)
+    assert host.keystrokes[-2:] == [("keystroke", "\r", []), ("key code", 53, ["command down"])]
+    assert run('tell application "System Events" to get name of every process whose background only is false',
+               host) == "Finder, Notes"

@@ -44,23 +44,28 @@ def compile_script(source: str, host: AppleScriptHost) -> Script:
         raise AppleScriptError("Stack overflow.", -2706, kind="syntax") from None
 
 
-def evaluate(source: str, host: AppleScriptHost) -> Any:
+def evaluate(source: str, host: AppleScriptHost, argv: list[str] | None = None) -> Any:
     """Run a script and return its result as a Python value (``None`` when there is no result).
+
+    ``argv`` is what ``osascript script arg1 arg2`` passes to ``on run argv``.
 
     Lists come back as ``list``, records as ``dict`` (lower-case labels), dates as ``datetime``,
     app objects as :class:`AppObject`, constants as :class:`Constant`.
     """
-    value = _run(source, host)
+    value = _run(source, host, argv)
     return None if value is NOTHING else value
 
 
-def run_applescript(source: str, host: AppleScriptHost) -> str:
+def run_applescript(source: str, host: AppleScriptHost, argv: list[str] | None = None) -> str:
     """Run a script and return what ``osascript`` would print on stdout (without the final newline).
+
+    ``argv`` is what ``osascript script arg1 arg2`` passes to ``on run argv``; ``log`` lines go to
+    ``host.log`` (``osascript`` prints them on stderr).
 
     Raises :class:`AppleScriptError`; ``str(error)`` is ``osascript``'s stderr line, e.g.
     ``0:46: execution error: Notes got an error: Can’t get note "X". (-1728)``.
     """
-    value = _run(source, host)
+    value = _run(source, host, argv)
     if value is NOTHING:
         return ""
     try:
@@ -69,9 +74,9 @@ def run_applescript(source: str, host: AppleScriptHost) -> str:
         raise AppleScriptError("Stack overflow.", -2706) from None
 
 
-def _run(source: str, host: AppleScriptHost) -> Any:
+def _run(source: str, host: AppleScriptHost, argv: list[str] | None = None) -> Any:
     script = compile_script(source, host)
-    interp = Interpreter(script, source, host)
+    interp = Interpreter(script, source, host, argv)
     try:
         return interp.run()
     except RecursionError:

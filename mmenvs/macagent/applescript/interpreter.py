@@ -84,8 +84,9 @@ def _paragraphs(text: str) -> list[str]:
 class Interpreter:
     """Runs one compiled script against a host. Use :func:`~.run_applescript` normally."""
 
-    def __init__(self, script: N.Script, source: str, host: AppleScriptHost) -> None:
+    def __init__(self, script: N.Script, source: str, host: AppleScriptHost, argv: list[str] | None = None) -> None:
         self.script = script
+        self.argv = list(argv or [])
         self.source = source
         self.host = host
         self.limits = host.limits
@@ -122,7 +123,7 @@ class Interpreter:
             run = self.script.handlers.get("run")
             if run is not None:
                 self.exec_block(self.script.body)
-                return self.call_handler(run, [[]] if run.params else [], run)
+                return self.call_handler(run, [list(self.argv)] if run.params else [], run)
             self.exec_block(self.script.body)
         except _Return as r:
             return r.value

@@ -20,7 +20,8 @@ from .model import STANDARD_COMMANDS, AppleScriptHost, ObjectRef, ScriptableAppB
 from .values import Constant, source_form
 
 APPEARANCE = ObjectRef("appearance preferences object", "appearance preferences")
-_PROCESS_PROPS = ("name", "frontmost", "visible", "bundle identifier", "displayed name", "unix id")
+_PROCESS_PROPS = ("name", "frontmost", "visible", "bundle identifier", "displayed name", "unix id",
+                  "background only")
 
 
 class SystemEventsApp(ScriptableAppBase):
@@ -42,7 +43,7 @@ class SystemEventsApp(ScriptableAppBase):
                      "appearance preferences object": "appearance preferences objects"},
             properties=frozenset({"appearance preferences", "dark mode", "highlight color", "font smoothing",
                                   "scroll bar action", "name", "frontmost", "visible", "bundle identifier",
-                                  "displayed name", "unix id", "version"}),
+                                  "displayed name", "unix id", "version", "background only"}),
             commands={**STANDARD_COMMANDS, "keystroke": ("using",), "key code": ("using",)},
             constants=frozenset({"jump to here", "jump to next page"}))
 
@@ -85,6 +86,8 @@ class SystemEventsApp(ScriptableAppBase):
                     return p[prop]
                 if prop == "displayed name":
                     return p["name"]
+                if prop == "background only":
+                    return False
                 if prop in _PROCESS_PROPS:
                     return None
                 break
