@@ -13,6 +13,7 @@ mount with the pids controller); otherwise, for a non-root user, ``RLIMIT_NPROC`
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.util
 import os
@@ -22,6 +23,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -41,6 +43,21 @@ class SandboxWarning(RuntimeWarning):
 
 _warned_fallback = False
 _probe_lock = threading.Lock()
+_open_sandboxes: weakref.WeakSet = weakref.WeakSet()
+
+
+def close_at_exit(sandbox: object) -> None:
+    """Close ``sandbox`` when the interpreter exits, if nobody did (removes cgroups and temp dirs)."""
+    _open_sandboxes.add(sandbox)
+
+
+@atexit.register
+def _close_open_sandboxes() -> None:
+    for sandbox in list(_open_sandboxes):
+        try:
+            sandbox.close()  # type: ignore[attr-defined]
+        except Exception:
+            pass
 
 
 def find_bwrap(path: str | os.PathLike[str] | None = None) -> str | None:

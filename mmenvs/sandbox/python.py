@@ -21,6 +21,7 @@ from . import _worker as wire
 from .isolation import (
     PidsCgroup,
     bwrap_command,
+    close_at_exit,
     process_tree,
     process_limit_kind,
     python_paths,
@@ -370,6 +371,7 @@ class PythonSandbox:
         self._closed = False
         self._worker: _Worker | None = _Worker(self)
         self._spare: _Worker | None = None
+        close_at_exit(self)
         self.process_limit = process_limit_kind(self._worker.cgroup, self.max_processes or None)
 
     # -- public API ---------------------------------------------------------------------

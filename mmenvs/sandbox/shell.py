@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .isolation import PidsCgroup, bwrap_command, process_limit_kind, process_tree, python_paths, resolve_isolation
+from .isolation import PidsCgroup, bwrap_command, close_at_exit, process_limit_kind, process_tree, python_paths, resolve_isolation
 
 HostCommand = Callable[[list[str], str], tuple[str, str, int]]
 
@@ -215,6 +215,7 @@ class ShellSandbox:
         self._tmpdir: str | None = None
         self._base: set[int] = set()
         self._cwd = self.home_in_sandbox
+        close_at_exit(self)
         self._start()
         self.process_limit = process_limit_kind(self._cgroup, self.max_processes or None)
 
