@@ -26,8 +26,9 @@ KEYS = {"enter", "return", "esc", "escape", "tab", "backspace", "delete", "up", 
 class FakeBackend:
     """A MacBackend test double (see the module docstring)."""
 
-    def __init__(self, screen_size: tuple[int, int] = (320, 200)) -> None:
+    def __init__(self, screen_size: tuple[int, int] = (320, 200), max_output_chars: int = 20_000) -> None:
         self.screen_size = screen_size
+        self.max_output_chars = max_output_chars
         self.home: Path | None = None
         self.now: datetime | None = None
         self.notes: list[dict[str, str]] = []
@@ -118,7 +119,8 @@ class FakeBackend:
             done = subprocess.run(["bash", "-c", command], cwd=self.home, env=env, capture_output=True, text=True, timeout=timeout or 10)
         except subprocess.TimeoutExpired:
             return ShellOutput("", "", 124, timed_out=True)
-        return ShellOutput(done.stdout, done.stderr, done.returncode)
+        cut = len(done.stdout) > self.max_output_chars  # like the sim, long output is truncated
+        return ShellOutput(done.stdout[: self.max_output_chars], done.stderr, done.returncode, truncated=cut)
 
     def run_applescript(self, source: str) -> str:
         source = source.strip()

@@ -150,6 +150,14 @@ def test_python_getters(ctx):
         py("file_json", path="~/Documents/t.csv")
 
 
+def test_large_files_are_read_in_chunks_past_the_output_cap(ctx):
+    ctx.shell("head -c 70000 /dev/urandom > ~/Desktop/big.bin")
+    data = (ctx.backend.home / "Desktop/big.bin").read_bytes()
+    assert len(ctx.shell("base64 < ~/Desktop/big.bin").stdout) == 20_000  # the cap bites
+    digest = run_getter({"type": "python", "function": "file_digest", "args": {"path": "~/Desktop/big.bin"}}, ctx)
+    assert digest == hashlib.sha256(data).hexdigest()
+
+
 def test_image_size_getter(ctx):
     from mmenvs.macagent.tasks import file_bytes
     import base64

@@ -108,13 +108,29 @@ def path_exists(ctx: GetterContext, path: str | list[str]) -> bool | dict[str, b
     return result[paths[0]] if isinstance(path, str) else result
 
 
+_CHUNK = 12_288  # bytes per chunked read: 16 KiB of base64, under the shell output caps backends apply
+
+
 def _read_bytes(ctx: GetterContext, path: str) -> bytes | None:
-    out = ctx.shell(f"if [ -f {shell_path(path)} ]; then base64 < {shell_path(path)}; else echo MMENVS_MISSING; fi")
-    if out.exit_code != 0:
+    target = shell_path(path)
+    out = ctx.shell(f"if [ -f {target} ]; then base64 < {target}; else echo MMENVS_MISSING; fi")
+    if out.exit_code != 0 or out.timed_out:
         raise GetterError(f"cannot read {path}: {out.text.strip()[-300:]}")
     if out.stdout.strip() == "MMENVS_MISSING":
         return None
-    return base64.b64decode("".join(out.stdout.split()))
+    if not out.truncated:
+        return base64.b64decode("".join(out.stdout.split()))
+    # The backend cut the output short (a large file): read it again in chunks that each fit.
+    chunks = []
+    for index in range(1 << 16):
+        part = ctx.shell(f"dd if={target} bs={_CHUNK} skip={index} count=1 2>/dev/null | base64")
+        if part.exit_code != 0 or part.truncated:
+            raise GetterError(f"cannot read {path} in chunks: {part.text.strip()[-300:]}")
+        data = base64.b64decode("".join(part.stdout.split()))
+        chunks.append(data)
+        if len(data) < _CHUNK:
+            return b"".join(chunks)
+    raise GetterError(f"{path} is too large to read")
 
 
 @getter("file_text")
