@@ -15,6 +15,7 @@ import mmenvs  # noqa: F401  (registers the env ids)
 from mmenvs.toolsandbox.env import MMToolSandboxEnv
 from mmenvs.toolsandbox.scenario import load_scenario, shipped_scenario_paths
 from mmenvs.toolsandbox.scoring import snapshot
+from mmenvs.toolsandbox.user import UserMessage, UserSimulator
 
 SCENARIOS = list(shipped_scenario_paths())
 
@@ -274,3 +275,24 @@ def test_inline_scenario_runs(tool_env: MMToolSandboxEnv) -> None:
     assert info["task_id"] == "inline_card" and "img_0" in obs["text"]
     with pytest.raises(ValueError, match="unknown task_id"):
         tool_env.reset(options={"task_id": "nope"})
+
+
+class _ForgetfulUser(UserSimulator):
+    """A stand-in for an LLM user: says the scripted query in its own words and never attaches images."""
+
+    def start(self, scenario):
+        self.turns = 0
+        return UserMessage("Hi! I just met this person at a conference, add them to my contacts as a coworker with their company and job title please.")
+
+    def reply(self, agent_text: str) -> UserMessage:
+        self.turns += 1
+        return UserMessage("Great, thanks.", end=True, kind="end")
+
+
+def test_custom_user_plugs_in_and_forgotten_images_are_attached() -> None:
+    env = gym.make("MMToolSandbox-v0", mode="tool", user=_ForgetfulUser()).unwrapped
+    obs, info = env.reset(options={"task_id": "contacts_business_card"})
+    assert info["images"] == ["img_0"] and "[The user attached 1 image(s): img_0]" in obs["text"] and obs["image"].any()
+    obs, _, terminated, _, info = env.step("Which company?")
+    assert terminated and "Great, thanks." in obs["text"]
+    env.close()

@@ -15,7 +15,8 @@ from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text
 from .catalog import full_name_map, toolset_tools
 from .scenario import Scenario, load_scenario, shipped_scenario_paths
 from .schema import column_kinds
-from .scoring import snapshot, score_entity_diff
+from .rouge import rouge_l_text
+from .scoring import score_entity_diff, snapshot
 from .search import ToolSearch
 from .tools import Tool, make_tool
 from .user import ScriptedUser, UserMessage, UserSimulator
@@ -212,7 +213,8 @@ class MMToolSandboxEnv(MMEnv):
     def _deliver(self, message: UserMessage) -> str:
         """Count a user message, make its images visible, and render it for the agent."""
         self.messages += 1
-        ids = [self.task.image_id(k) for k in message.images]
+        keys = list(message.images) or self._forgotten_images(message.text)
+        ids = [self.task.image_id(k) for k in keys]
         for image_id in ids:
             self.world.visible.add(image_id)
             self._current_image = image_id
@@ -223,6 +225,18 @@ class MMToolSandboxEnv(MMEnv):
         if message.end:
             text += "\n[The user ended the conversation.]"
         return text
+
+    def _forgotten_images(self, text: str) -> list[str]:
+        """Images of a round whose query ``text`` repeats (ROUGE-L ≥ 0.7) when a user forgot to attach them.
+
+        A scripted user always attaches its images; an LLM-backed user, which cannot see them, may
+        send the query alone (the published framework attaches them the same way).
+        """
+        for round_ in self.task.rounds:
+            missing = [k for k in round_.provide if self.task.image_id(k) not in self.world.visible]
+            if missing and rouge_l_text(text, round_.query) >= 0.7:
+                return missing
+        return []
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
         self.messages += 1
