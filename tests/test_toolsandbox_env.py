@@ -296,3 +296,15 @@ def test_custom_user_plugs_in_and_forgotten_images_are_attached() -> None:
     obs, _, terminated, _, info = env.step("Which company?")
     assert terminated and "Great, thanks." in obs["text"]
     env.close()
+
+
+def test_callable_tool_specs_follow_the_working_set(tool_env: MMToolSandboxEnv) -> None:
+    tool_env.reset(options={"task_id": "contacts_business_card"})
+    assert [s["name"] for s in tool_env.callable_tool_specs()] == ["search_tools", "execute_code"]
+    obs, *_, info = tool_env.step({"name": "search_tools", "arguments": {"query": "create contact"}})
+    found = [r["name"] for r in json.loads(obs["text"].split("\n", 1)[1])["results"]]
+    specs = tool_env.callable_tool_specs()
+    assert [s["name"] for s in specs] == ["search_tools", "execute_code", *found]
+    assert all(s["parameters"]["type"] == "object" for s in specs)
+    tool_env.step("All done.")
+    assert [t["role"] for t in tool_env.transcript] == ["user", "agent", "user"]

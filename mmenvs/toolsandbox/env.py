@@ -390,6 +390,18 @@ class MMToolSandboxEnv(MMEnv):
             self._obs_image_key = self._current_image
         return {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
 
+    def callable_tool_specs(self) -> list[dict[str, Any]]:
+        """Specs (name, app, description, JSON schema) of what the agent may call now: the pinned meta
+        tools and the working set, least recently used first. In tool mode this is the function list an
+        LLM harness passes to the model each turn."""
+        meta = {"search_tools": SEARCH_TOOL, "execute_code": EXECUTE_TOOL}
+        return [(meta[name] if name in meta else self.tools[name]).spec() for name in self.search.working]
+
+    @property
+    def transcript(self) -> list[dict[str, Any]]:
+        """The user–agent conversation so far (role, text, image ids), e.g. for an LLM user or judge."""
+        return [dict(turn) for turn in self._transcript]
+
     def budget_exhausted(self) -> bool:
         return self.messages >= self.max_steps
 

@@ -14,7 +14,7 @@ Every table has an integer primary key ``id``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Generic operations a table may expose (crud.py turns each into tools).
 READ_OPS = ("list", "search", "get", "get_many", "count")
