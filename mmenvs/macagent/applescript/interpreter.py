@@ -404,8 +404,12 @@ class Interpreter:
 
     def ev_coerce(self, node: N.Coerce) -> Any:
         value = self.strip_plural(self.eval(node.operand))
-        return self.guard(node, lambda: coerce(value, node.type_name, self.tid, self.host.now(),
-                                               self.limits.max_text_length))
+        out = self.guard(node, lambda: coerce(value, node.type_name, self.tid, self.host.now(),
+                                              self.limits.max_text_length))
+        if isinstance(out, FileRef) and out.kind == "alias" and not self.guard(
+                node, lambda: self.host.path_exists(out.path)):
+            raise AppleScriptError(f"File {out.hfs()} wasn’t found.", -43).at(self.source, node.start, node.end)
+        return out
 
     def ev_unary(self, node: N.Unary) -> Any:
         value = self.eval(node.operand)
@@ -1011,6 +1015,8 @@ class Interpreter:
             raise
         if isinstance(value, Plural):
             return len(value) > 0
+        if isinstance(value, FileRef):
+            return self.host.path_exists(value.path)
         return value is not None
 
     def ev_call(self, node: N.Call) -> Any:

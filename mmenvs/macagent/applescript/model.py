@@ -443,7 +443,8 @@ class AppleScriptHost:
     raises ``AppleScriptError`` for unknown apps. The other callables are optional; without them
     ``do shell script`` fails with status 127, dialogs answer with their default button (or the
     last one), keystrokes are recorded in ``self.keystrokes``, notifications in
-    ``self.notifications`` and ``log`` lines in ``self.logs``. ``now`` is the injected clock.
+    ``self.notifications`` and ``log`` lines in ``self.logs``. ``now`` is the injected clock;
+    ``path_exists`` answers ``exists POSIX file "…"`` and ``… as alias``.
     """
 
     def __init__(self, apps: Mapping[str, ScriptableApp] | Callable[[str], ScriptableApp] | None = None, *,
@@ -453,6 +454,7 @@ class AppleScriptHost:
                  notify: Callable[[str, str | None, str | None], None] | None = None,
                  keystroke: Callable[[str, list[str]], None] | None = None,
                  key_code: Callable[[int, list[str]], None] | None = None,
+                 path_exists: Callable[[str], bool] | None = None,
                  home: str = "/Users/user", user: str = "user", limits: Limits | None = None,
                  seed: int = 0) -> None:
         self._apps = apps if apps is not None else {}
@@ -462,6 +464,7 @@ class AppleScriptHost:
         self._notify = notify
         self._keystroke = keystroke
         self._key_code = key_code
+        self._path_exists = path_exists
         self.home = home.rstrip("/") or "/"
         self.user = user
         self.limits = limits or Limits()
@@ -513,6 +516,13 @@ class AppleScriptHost:
         self.keystrokes.append(("key code", code, modifiers))
         if self._key_code is not None:
             self._key_code(code, modifiers)
+
+    def path_exists(self, path: str) -> bool:
+        """Whether a POSIX path exists on the simulated disk (``exists POSIX file …``, ``as alias``)."""
+        if self._path_exists is None:
+            raise AppleScriptError(f"Can’t get POSIX file \"{path}\": this host has no file system.",
+                                   ERR_NO_SUCH_OBJECT)
+        return bool(self._path_exists(path))
 
     def log(self, text: str) -> None:
         self.logs.append(text)
