@@ -80,6 +80,24 @@ def test_exact_match_scores_one(world):
     assert [p["pairs"][0]["actual_id"] for p in result.per_spec] == [1, 1, 1]
 
 
+def test_a_perfect_pair_scores_exactly_one_whatever_the_column_count(world):
+    before = snapshot(world)
+    rows = []
+    for n in range(3):
+        row = {"title": f"Pack bag {n}", "status": "open", "priority": 2, "due": "2026-03-0{n + 1}", "labels": ["trip"], "done": False}
+        rows.append(row)
+        world.execute("INSERT INTO tasks (title, status, priority, due, labels, done) VALUES (?, ?, ?, ?, ?, ?)",
+                      (row["title"], row["status"], row["priority"], row["due"], '["trip"]', 0))
+    world.execute("UPDATE tasks SET title = 'Buy oat milk', status = 'done', priority = 3, due = '2026-03-06', "
+                  "labels = '[]', done = 1 WHERE id = 1")
+    update = {"id": 1, "title": "Buy oat milk", "status": "done", "priority": 3, "due": "2026-03-06", "labels": [], "done": True}
+    result = score(world, before, {"table": "tasks", "op": "create", "rows": rows},
+                   {"table": "tasks", "op": "update", "rows": [update]})
+    # 1/6 added six times is 0.9999999999999999; the mean must sum first so that success checks can use == 1.0
+    assert [p["score"] for spec in result.per_spec for p in spec["pairs"]] == [1.0, 1.0, 1.0, 1.0]
+    assert (result.f1, result.precision, result.recall) == (1.0, 1.0, 1.0)
+
+
 def test_partial_free_text_scores_rouge_l(world):
     before = snapshot(world)
     send(world, 4, "meet at the gate at noon today")

@@ -836,7 +836,9 @@ def _pair_scores(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]
 def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> list[tuple[int, int, float, dict[str, float]]]:
     """Hungarian matching of expected rows to actual rows; returns (row, actual, score, per-column) per pair."""
     n_cols = np.array([len(e.columns) for e in rows], dtype=np.float64)
-    weight = np.divide(1.0, n_cols, out=np.zeros_like(n_cols), where=n_cols > 0)
+    # a pair's score is (sum of its column similarities) / (columns compared): summing before dividing
+    # keeps a perfect pair at exactly 1.0; a row that compares no column fits any changed row
+    divisor = np.where(n_cols > 0, n_cols, 1.0)
     base = np.zeros((len(rows), len(actual)))
     base[n_cols == 0, :] = 1.0
     exact_sims: dict[str, np.ndarray] = {}
@@ -851,53 +853,52 @@ def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> 
             text[column] = (col, has)
         else:
             exact_sims[column] = sims
-            base += (has * weight)[:, None] * sims
+            base += has[:, None] * sims
+
+    def scores_of(r: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Exact scores of the pairs (r[k], c[k]), computing their text similarities where still bounds."""
+        total = base[r, c]
+        for col, has in text.values():
+            sel = has[r]
+            col.text.refine(r[sel], c[sel])
+            total = total + np.where(sel, col.text.value(r, c), 0.0)
+        return total / divisor[r]
 
     # text pairs not computed yet hold an upper bound, so the matrix bounds every pair score from above
-    matrix = base.copy()
+    total = base.copy()
     for col, has in text.values():
-        matrix += (has * weight)[:, None] * col.outer()
+        total += has[:, None] * col.outer()
+    matrix = total / divisor[:, None]
     if text:
         # settle each row's and each column's most promising pair first: usually the assignment's own
-        rows_best = np.arange(len(rows)), matrix.argmax(axis=1)
-        cols_best = matrix.argmax(axis=0), np.arange(len(actual))
-        r, c = np.concatenate([rows_best[0], cols_best[0]]), np.concatenate([rows_best[1], cols_best[1]])
-        matrix[r, c] = _exact_scores(r, c, base, weight, text)
+        r = np.concatenate([np.arange(len(rows)), matrix.argmax(axis=0)])
+        c = np.concatenate([matrix.argmax(axis=1), np.arange(len(actual))])
+        matrix[r, c] = scores_of(r, c)
     for _ in range(_REFINE_ROUNDS):
         r, c = linear_sum_assignment(matrix, maximize=True)
         if not text:
             break
-        exact = _exact_scores(r, c, base, weight, text)
-        stale = exact < matrix[r, c] - 1e-12
+        exact = scores_of(r, c)
+        stale = exact < matrix[r, c]
         if not stale.any():
             # the chosen pairs are exact and no assignment beats the bound, so this one is optimal
             break
         matrix[r[stale], c[stale]] = exact[stale]
     else:
-        matrix = base.copy()
+        total = base.copy()
         for col, has in text.values():
-            matrix += (has * weight)[:, None] * col.text.exact()
+            total += has[:, None] * col.text.exact()
+        matrix = total / divisor[:, None]
         r, c = linear_sum_assignment(matrix, maximize=True)
 
     chosen = {name: s[r, c].tolist() for name, s in exact_sims.items()}
     chosen.update({name: col.text.value(r, c).tolist() for name, (col, _) in text.items()})
-    scores = _exact_scores(r, c, base, weight, text).tolist()
+    scores = scores_of(r, c).tolist()
     out = []
     for k, (i, j) in enumerate(zip(r.tolist(), c.tolist())):
         compared = rows[i].columns
         out.append((i, j, scores[k], {name: v[k] for name, v in chosen.items() if name in compared}))
     return out
-
-
-def _exact_scores(r: np.ndarray, c: np.ndarray, base: np.ndarray, weight: np.ndarray,
-                  text: dict[str, tuple[_Column, np.ndarray]]) -> np.ndarray:
-    """Exact scores of the pairs (r[k], c[k]), computing their text similarities where still bounds."""
-    exact = base[r, c]
-    for col, has in text.values():
-        sel = has[r]
-        col.text.refine(r[sel], c[sel])
-        exact = exact + np.where(sel, weight[r] * col.text.value(r, c), 0.0)
-    return exact
 
 
 def _sorted_ids(ids: Iterable[Any]) -> list:
