@@ -224,7 +224,7 @@ def test_shell_fork_bomb_is_contained(home: Path) -> None:
         sh.run("export KEEP=1")
         r = sh.run(":(){ :|:& };:")
         assert "background process(es) left by the command were stopped" in r.text or r.timed_out
-        assert ours() <= 3  # bwrap, bwrap's init, bash
+        assert ours() <= 6  # bwrap, bwrap's init and bash, for the shell and its pre-started spare
         r2 = sh.run("echo alive $KEEP")
         assert r2.stdout in ("alive 1\n", "alive \n")
         assert r2.stdout == "alive 1\n" or r.restarted
@@ -232,7 +232,7 @@ def test_shell_fork_bomb_is_contained(home: Path) -> None:
         sh.timeout = 2
         r = sh.run("for i in $(seq 100); do sleep 30 & done")
         assert "fork: retry: Resource temporarily unavailable" in r.stderr
-        assert ours() <= 3
+        assert ours() <= 6
         assert sh.run("echo alive").stdout == "alive\n"
     assert ours() == 0
 
@@ -274,3 +274,14 @@ def test_env_is_passed_and_close_is_idempotent(home: Path) -> None:
 def test_shellresult_text() -> None:
     assert ShellResult(stdout="a\n", stderr="b\n", exit_code=3).text == "a\nb\n[exit code 3]"
     assert ShellResult(exit_code=0).text == "(no output)"
+
+
+@pytest.mark.parametrize("spare", [True, False])
+def test_reset_with_and_without_spare_shell(home: Path, spare: bool) -> None:
+    with ShellSandbox(home, isolation="rlimit-only", spare=spare) as sh:
+        for i in range(3):
+            r = sh.run(f"cd Desktop && export N={i} && echo $N")
+            assert r.stdout == f"{i}\n" and sh.cwd.endswith("/Desktop")
+            sh.reset()
+            assert sh.cwd == sh.home_in_sandbox
+            assert sh.run("pwd; echo \"[$N]\"").stdout == f"{sh.home_in_sandbox}\n[]\n"

@@ -183,8 +183,12 @@ class ShellSandbox:
         cpu_seconds: int | None = None,
         start_timeout: float = 10.0,
         bwrap: str | os.PathLike[str] | None = None,
+        spare: bool = True,
     ) -> None:
-        """Create the sandbox and start its shell (see the class docstring for the arguments)."""
+        """Create the sandbox and start its shell (see the class docstring for the arguments).
+
+        ``spare`` keeps a second shell pre-started so that :meth:`reset` and restarts are instant.
+        """
         self.home = Path(home).resolve()
         if not self.home.is_dir():
             raise ValueError(f"home={str(home)!r} is not an existing directory")
@@ -210,14 +214,31 @@ class ShellSandbox:
         self._closed = False
         self._runtime = tempfile.mkdtemp(prefix="mmenvs-sh-")
         self._listener = self._make_host_channel()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._cgroup: PidsCgroup | None = None
-        self._tmpdir: str | None = None
-        self._base: set[int] = set()
+        self.use_spare = spare
+        self._cur: _ShellProc | None = None
+        self._spare: _ShellProc | None = None
         self._cwd = self.home_in_sandbox
         close_at_exit(self)
         self._start()
         self.process_limit = process_limit_kind(self._cgroup, self.max_processes or None)
+
+    # The current shell's process state (kept in a _ShellProc so a spare can be pre-started).
+    @property
+    def _proc(self) -> subprocess.Popen[bytes] | None:
+        return self._cur.proc if self._cur is not None else None
+
+    @property
+    def _cgroup(self) -> PidsCgroup | None:
+        return self._cur.cgroup if self._cur is not None else None
+
+    @property
+    def _base(self) -> set[int]:
+        return self._cur.base if self._cur is not None else set()
+
+    @property
+    def cwd(self) -> str:
+        """The shell's working directory as seen inside the sandbox (updated after every command)."""
+        return self._cwd
 
     # -- setup --------------------------------------------------------------------------
     def _make_host_channel(self) -> socket.socket | None:
@@ -240,22 +261,24 @@ class ShellSandbox:
         listener.setblocking(False)
         return listener
 
-    def _env(self) -> dict[str, str]:
+    def _env(self, tmpdir: str | None) -> dict[str, str]:
         if self.isolation == "bwrap":
             path = f"{_RUN_DIR}/bin:/usr/local/bin:/usr/bin:/bin"
             sock, tmp = f"{_RUN_DIR}/sock/host.sock", "/tmp"
         else:
             path = f"{self._runtime}/bin:/usr/local/bin:/usr/bin:/bin"
-            sock, tmp = f"{self._runtime}/sock/host.sock", str(self._tmpdir)
+            sock, tmp = f"{self._runtime}/sock/host.sock", str(tmpdir)
         env = {"PATH": path, "HOME": self.home_in_sandbox, "USER": "user", "LOGNAME": "user",
                "SHELL": "/bin/bash", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "TZ": "UTC",
                "TMPDIR": tmp, "MMENVS_HOST_SOCK": sock, "PYTHONDONTWRITEBYTECODE": "1"}
         env.update(self.extra_env)
         return env
 
-    def _start(self) -> None:
-        self._cgroup = PidsCgroup.create(self.max_processes) if self.max_processes else None
-        argv = ["/bin/bash", "--noprofile", "--norc", "-c", self._limits_prefix() + _LOOP]
+    def _spawn(self) -> _ShellProc:
+        """Start a shell process; it waits for its first command (see :meth:`_activate`)."""
+        sp = _ShellProc()
+        sp.cgroup = PidsCgroup.create(self.max_processes) if self.max_processes else None
+        argv = ["/bin/bash", "--noprofile", "--norc", "-c", self._limits_prefix(sp.cgroup) + _LOOP]
         data_fds: list[int] = []
         if self.isolation == "bwrap":
             files = []
@@ -268,52 +291,66 @@ class ShellSandbox:
                 files.append((r, dest))
             ro, _ = python_paths()
             cmd = bwrap_command(
-                self._bwrap_path, argv, env=self._env(), ro_binds=ro, full_usr=True,
+                self._bwrap_path, argv, env=self._env(None), ro_binds=ro, full_usr=True,
                 ro_binds_at=[(f"{self._runtime}/bin", f"{_RUN_DIR}/bin"), (f"{self._runtime}/sock", f"{_RUN_DIR}/sock")],
                 rw_binds=[(str(self.home), self.home_in_sandbox)], data_files=files,
                 tmpfs_mb=self.tmpfs_mb, chdir=self.home_in_sandbox, flags=self._bwrap_flags)
             cwd = None
         else:
-            self._tmpdir = tempfile.mkdtemp(prefix="mmenvs-shtmp-")
+            sp.tmpdir = tempfile.mkdtemp(prefix="mmenvs-shtmp-")
             cmd, cwd = argv, str(self.home)
         # No preexec_fn (it would force a slow full fork() of this process): bash sets its own
         # rlimits first thing, and the process tree joins the cgroup before any command runs.
         try:
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          pass_fds=tuple(data_fds), start_new_session=True,
-                                          env=self._env(), cwd=cwd)
+            sp.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       pass_fds=tuple(data_fds), start_new_session=True,
+                                       env=self._env(sp.tmpdir), cwd=cwd)
+        except BaseException:
+            sp.kill()
+            raise
         finally:
             for fd in data_fds:
                 os.close(fd)
-        if self._cgroup is not None:
-            self._cgroup.add(self._proc.pid)
-        for f in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+        if sp.cgroup is not None:
+            sp.cgroup.add(sp.proc.pid)
+        for f in (sp.proc.stdin, sp.proc.stdout, sp.proc.stderr):
             os.set_blocking(f.fileno(), False)
-        # The first command proves the shell is up and returns to the last known directory.
+        return sp
+
+    def _activate(self, sp: _ShellProc) -> None:
+        """Make ``sp`` the current shell: its first command proves it is up and sets the cwd."""
+        self._cur = sp
         first = f"cd {shlex.quote(self._cwd)} 2>/dev/null || cd ~"
         try:
             res = self._exchange(first, time.monotonic() + self.start_timeout, [])
         except (_Timeout, _ShellDied):
             res = None
         if res is None or res[2] != 0:
-            err = res[1] if res else ""
-            if res is None and self._proc.stderr is not None:
+            err = res[1].decode(errors="replace") if res else ""
+            if res is None and sp.proc is not None and sp.proc.stderr is not None:
                 try:
-                    err = (self._proc.stderr.read() or b"").decode(errors="replace")
+                    err = (sp.proc.stderr.read() or b"").decode(errors="replace")
                 except OSError:
                     pass
             self._stop()
             raise RuntimeError(f"the sandbox shell failed to start: {err.strip() or 'no error output'}")
-        if self._cgroup is not None:
-            for pid in self._tree_pids():  # bwrap may have forked before its pid joined the cgroup
-                self._cgroup.add(pid)
-        self._base = self._current_pids()
+        if sp.cgroup is not None and sp.proc is not None:
+            for pid in process_tree(sp.proc.pid):  # bwrap may have forked before its pid joined the cgroup
+                sp.cgroup.add(pid)
+        sp.base = self._current_pids()
 
-    def _limits_prefix(self) -> str:
+    def _start(self) -> None:
+        """Make a shell current: the pre-started spare if there is one, then start a new spare."""
+        spare, self._spare = self._spare, None
+        self._activate(spare if spare is not None else self._spawn())
+        if self.use_spare:
+            self._spare = self._spawn()
+
+    def _limits_prefix(self, cgroup: PidsCgroup | None) -> str:
         """``ulimit`` lines run by bash before anything else (soft = hard: they cannot be raised)."""
         lines = ["ulimit -c 0", f"ulimit -v {self.memory_mb * 1024}", f"ulimit -t {self.cpu_seconds}",
                  f"ulimit -f {self.tmpfs_mb * 1024}"]
-        if self._cgroup is None and self.max_processes and os.geteuid() != 0:
+        if cgroup is None and self.max_processes and os.geteuid() != 0:
             lines.append(f"ulimit -u {self.max_processes}")
         return " && ".join(lines) + " || exit 97\n"
 
@@ -537,31 +574,9 @@ class ShellSandbox:
 
     # -- lifecycle ----------------------------------------------------------------------
     def _stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-        if self._cgroup is not None:
-            self._cgroup.kill_all()
-        if proc is not None:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-            for f in (proc.stdin, proc.stdout, proc.stderr):
-                if f is not None:
-                    try:
-                        f.close()
-                    except OSError:
-                        pass
-        if self._cgroup is not None:
-            self._cgroup.remove()
-            self._cgroup = None
-        if self._tmpdir is not None:
-            shutil.rmtree(self._tmpdir, ignore_errors=True)
-            self._tmpdir = None
+        cur, self._cur = self._cur, None
+        if cur is not None:
+            cur.kill()
 
     def _restart(self) -> None:
         self._stop()
@@ -580,6 +595,9 @@ class ShellSandbox:
             return
         self._closed = True
         self._stop()
+        if self._spare is not None:
+            self._spare.kill()
+            self._spare = None
         if self._listener is not None:
             self._listener.close()
             self._listener = None
@@ -600,3 +618,40 @@ class ShellSandbox:
 
 class _ShellDied(Exception):
     pass
+
+
+class _ShellProc:
+    """One shell process tree: the Popen handle, its pids cgroup, its private tmp (fallback only)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: PidsCgroup | None = None
+        self.tmpdir: str | None = None
+        self.base: set[int] = set()
+
+    def kill(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        if proc is not None:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for f in (proc.stdin, proc.stdout, proc.stderr):
+                if f is not None:
+                    try:
+                        f.close()
+                    except OSError:
+                        pass
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
