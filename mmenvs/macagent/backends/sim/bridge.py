@@ -132,6 +132,17 @@ def run_applescript(backend: "SimBackend", source: str) -> str:
 # ---------------------------------------------------------------------------------- shell
 
 
+# Commands that take relative paths get the shell's current directory as a hidden first argument
+# (a host command runs in the parent, which does not see a ``cd`` made earlier in the same line).
+_CWD_AWARE = ("open", "curl", "screencapture", "osascript")
+_CWD_FLAG = "--mm-cwd="
+_SESSION_INIT = "".join(f'{c}() {{ command {c} "{_CWD_FLAG}$PWD" "$@"; }}\n' for c in _CWD_AWARE)
+
+
+def _init_session(sh: Any) -> None:
+    sh.run(_SESSION_INIT)
+
+
 def reset_shell(backend: "SimBackend") -> None:
     """Give the new episode a fresh shell: restart it if the last episode used it or the home moved."""
     sh = backend._shell
@@ -143,6 +154,7 @@ def reset_shell(backend: "SimBackend") -> None:
         return
     if backend._shell_used:
         sh.reset()
+        _init_session(sh)
         backend._shell_used = False
 
 
@@ -158,6 +170,7 @@ def _ensure_shell(backend: "SimBackend") -> Any:
         except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause
             raise BackendError(f"could not start the episode shell: {type(e).__name__}: {e}") from e
         backend._shell_home = backend.home
+        _init_session(backend._shell)
     return backend._shell
 
 
@@ -174,6 +187,8 @@ def run_shell(backend: "SimBackend", command: str, timeout: float | None = None)
         res = sh.run(command)
     finally:
         sh.timeout = old
+    if res.restarted or res.timed_out:
+        _init_session(sh)  # a new shell process lost the session's functions
     if res.host_calls:
         backend._desk().invalidate()
     stderr = res.stderr
@@ -188,6 +203,24 @@ def run_shell(backend: "SimBackend", command: str, timeout: float | None = None)
 
 def host_commands(backend: "SimBackend") -> dict[str, Any]:
     """The macOS commands the shell sees, each ``fn(argv, stdin) -> (stdout, stderr, code)``."""
+    cwd_box: list[str | None] = [None]
+
+    def with_cwd(fn: Any) -> Any:
+        def run(argv: list[str], stdin: str) -> tuple[str, str, int]:
+            if len(argv) > 1 and argv[1].startswith(_CWD_FLAG):
+                cwd_box[0] = argv[1][len(_CWD_FLAG):]
+                argv = [argv[0]] + argv[2:]
+            else:
+                cwd_box[0] = None
+            try:
+                return fn(argv, stdin)
+            finally:
+                cwd_box[0] = None
+
+        return run
+
+    def resolve(path: str) -> Path:
+        return _resolve(backend, path, cwd_box[0])
 
     def osascript(argv: list[str], stdin: str) -> tuple[str, str, int]:
         args = argv[1:]
@@ -217,7 +250,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             source = "\n".join(lines)
         elif files:
             try:
-                source = backend.host_path(files[0]).read_text(encoding="utf-8")
+                source = resolve(files[0]).read_text(encoding="utf-8")
             except (OSError, BackendError) as e:
                 return "", f"osascript: {files[0]}: {e}\n", 1
         else:
@@ -272,7 +305,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                 if app.name == "Safari" and "://" in t:
                     app.open_url(t)
                     continue
-                p = _resolve(backend, t)
+                p = resolve(t)
                 if not p.exists():
                     return "", f"The file {t} does not exist.\n", 1
                 if app.name == "TextEdit":
@@ -295,7 +328,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                     desk.activate(desk.apps["Safari"], reopen=False)
                     desk.apps["Safari"].open_url(t)
                 continue
-            p = _resolve(backend, t)
+            p = resolve(t)
             if not p.exists():
                 return "", f"The file {p if t.startswith('/') else t} does not exist.\n", 1
             if reveal:
@@ -370,7 +403,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             host = urls[0].split("://", 1)[-1].split("/", 1)[0]
             return "", f"curl: (6) Could not resolve host: {host}\n", 6
         if out_file:
-            p = _resolve(backend, out_file)
+            p = resolve(out_file)
             backend.check_in_home(p)
             p.write_text(found[1], encoding="utf-8")
             return "", "", 0
@@ -393,22 +426,23 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         if region is not None and len(region) == 4:
             x, y, w, h = region
             img = img.crop((x, y, x + w, y + h))
-        p = _resolve(backend, files[0])
+        p = resolve(files[0])
         backend.check_in_home(p)
         buf = io.BytesIO()
         img.save(buf, format="PNG")
         p.write_bytes(buf.getvalue())
         return "", "", 0
 
-    return {"osascript": osascript, "open": open_cmd, "defaults": defaults, "pbcopy": pbcopy, "pbpaste": pbpaste,
-            "networksetup": networksetup, "sw_vers": sw_vers, "curl": curl, "screencapture": screencapture}
+    return {"osascript": with_cwd(osascript), "open": with_cwd(open_cmd), "defaults": defaults, "pbcopy": pbcopy,
+            "pbpaste": pbpaste, "networksetup": networksetup, "sw_vers": sw_vers, "curl": with_cwd(curl),
+            "screencapture": with_cwd(screencapture)}
 
 
-def _resolve(backend: "SimBackend", path: str) -> Path:
+def _resolve(backend: "SimBackend", path: str, cwd: str | None = None) -> Path:
     """A path from the shell (absolute in the sandbox, ~-relative, or relative to its cwd) on the host."""
     if path.startswith(("/", "~")):
         return backend.host_path(path)
-    return backend.host_path(backend.shell_cwd().rstrip("/") + "/" + path)
+    return backend.host_path((cwd or backend.shell_cwd()).rstrip("/") + "/" + path)
 
 
 # ---------------------------------------------------------------------------------- defaults

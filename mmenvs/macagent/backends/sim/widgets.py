@@ -43,6 +43,7 @@ class MouseEvent:
     button: str = "left"
     clicks: int = 1
     mods: frozenset = frozenset()
+    was_focused: bool = True  # whether the widget had keyboard focus before this press
 
 
 # ----------------------------------------------------------------------------------------- editing
@@ -278,7 +279,7 @@ class Widget:
     def mouse_up(self, win: "Window", x: int, y: int) -> None:
         pass
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         return False
 
     def text(self, win: "Window", s: str) -> bool:
@@ -419,7 +420,7 @@ class Button(Widget):
         if ev.button == "left":
             self.press()
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         if key == "space":
             self.press()
             return True
@@ -460,7 +461,7 @@ class Checkbox(Widget):
         if ev.button == "left":
             self.on_toggle(not self.checked)
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         if key == "space":
             self.on_toggle(not self.checked)
             return True
@@ -517,12 +518,12 @@ class TextField(Widget):
                  on_commit: Callable[[str], Any] | None = None, on_cancel: Callable[[], Any] | None = None,
                  placeholder: str = "", size: int = 13, weight: str = "regular", bordered: bool = True,
                  name: str = "", secure: bool = False, color: Any = "text", line_height: int | None = None,
-                 enabled: bool = True) -> None:
+                 enabled: bool = True, select_on_focus: bool = False) -> None:
         super().__init__(key, rect, name or placeholder, enabled)
         self.editor = editor
         self.on_change, self.on_commit, self.on_cancel = on_change, on_commit, on_cancel
         self.placeholder, self.size, self.weight, self.bordered = placeholder, size, weight, bordered
-        self.secure, self.color = secure, color
+        self.secure, self.color, self.select_on_focus = secure, color, select_on_focus
         self.line_height = line_height or int(size * 1.45)
         if editor.multiline:
             self.role = "AXTextArea"
@@ -583,6 +584,9 @@ class TextField(Widget):
         if not self.enabled or ev.button != "left":
             return
         ed = self.editor
+        if self.select_on_focus and not ev.was_focused:
+            ed.select_all()  # like Safari's address bar: the first click selects the whole URL
+            return
         i = self._index_at(ev.x, ev.y)
         if ev.clicks == 2:
             ed.select_word_at(i)
@@ -597,7 +601,7 @@ class TextField(Widget):
         self.editor.cursor = self._index_at(x, y)
         self._ensure_visible()
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         ed = self.editor
         if not self.enabled:
             return False
@@ -859,7 +863,7 @@ class ListView(Widget):
         else:
             self._select([row.key])
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         sel_idx = self._selectable()
         if not sel_idx:
             return False
@@ -1088,7 +1092,7 @@ class Slider(Widget):
     def mouse_drag(self, win: "Window", x: int, y: int) -> None:
         self._set_from_x(x)
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         if key in ("left", "right", "up", "down"):
             step = 1 / 16 if key in ("right", "up") else -1 / 16
             self.val = min(1.0, max(0.0, self.val + step))
@@ -1161,7 +1165,7 @@ class Custom(Widget):
         if self.on_click:
             self.on_click(win, ev)
 
-    def key(self, win: "Window", key: str, mods: frozenset) -> bool:
+    def key_event(self, win: "Window", key: str, mods: frozenset) -> bool:
         return bool(self.on_key and self.on_key(key, mods))
 
     def scroll(self, win: "Window", dy: int) -> bool:

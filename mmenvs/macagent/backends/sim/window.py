@@ -151,15 +151,16 @@ class Window:
         wd = self.widget_at(lx, ly)
         if wd is None:
             return None
+        was_focused = self.focus_key == wd.key and self.desktop.key_window() is self
         if wd.focusable and wd.enabled:
             self.focus_key = wd.key
-        wd.mouse_down(self, MouseEvent(lx, ly, button, clicks, mods))
+        wd.mouse_down(self, MouseEvent(lx, ly, button, clicks, mods, was_focused))
         return wd
 
     def key(self, key: str, mods: frozenset) -> bool:
         """Deliver a key press: the focused widget first, then Tab / Return / Escape behaviour."""
         fw = self.focused_widget()
-        if fw is not None and fw.key(self, key, mods):
+        if fw is not None and fw.key_event(self, key, mods):
             return True
         if key == "tab" and not (mods - {"shift"}):
             items = self.focusables()

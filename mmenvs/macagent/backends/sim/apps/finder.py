@@ -490,11 +490,17 @@ class FinderApp(App):
 
 
 class FileList(ListView):
-    """Finder's file table: a ListView that also takes space for Quick Look-less no-op and
-    typing a name's first letter to select it."""
+    """Finder's file table: rows drag out as full paths, and typing a name's first letters selects it."""
 
     finder: FinderApp
     window_ref: Window
+
+    def drag_payload(self, win: Window, x: int, y: int) -> Any:
+        payload = super().drag_payload(win, x, y)
+        if payload is None:
+            return None
+        folder = Path(win.state["path"])
+        return ("files", [str(folder / k) for k in payload[1]])
 
     def text(self, win: Window, s: str) -> bool:
         s = s.lower()

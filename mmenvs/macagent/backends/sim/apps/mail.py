@@ -51,6 +51,7 @@ class MailStore(RecordStoreApp):
             ClassSpec("cc recipient", plural="cc recipients", properties=dict(recip)),
             ClassSpec("bcc recipient", plural="bcc recipients", properties=dict(recip)),
         ], app_elements=("account", "outgoing message"), command_params={"send": ()},
+            app_properties={k: None for k in SPECIAL},
             commands={"send": lambda store, direct, params: store.app.send(direct),
                       "check for new mail": lambda store, direct, params: None})
 
@@ -85,6 +86,9 @@ class MailStore(RecordStoreApp):
             if bool(props.get("visible")):
                 self.app.compose_window(ref)
             return ref
+        if cls.endswith(" recipient") and at is None:
+            # a recipient lives in a message: "make new to recipient at end of to recipients of m"
+            raise AppleScriptError(f"Can’t make class {cls}: give the message with “at end of {cls}s of …”.", ERR_APP_GENERIC)
         if cls == "mailbox" and at is None:
             at = self.all("account")[0]
         return super().make(cls, props, at)

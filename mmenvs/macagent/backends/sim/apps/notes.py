@@ -52,7 +52,7 @@ class NotesStore(RecordStoreApp):
                       parent_class="folder", readonly=frozenset({"creation date", "modification date", "password protected", "shared"}),
                       computed={"plaintext": lambda r: (r["name"] + ("\n" + r["body"] if r["body"] else ""))},
                       id_format="x-coredata://SIM/ICNote/p{n}"),
-        ], app_elements=("account", "folder", "note"))
+        ], app_elements=("account", "folder", "note"), app_properties={"default account": None})
 
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
         if obj is not None and obj.cls == "note" and prop == "body":
@@ -167,8 +167,7 @@ class NotesApp(App):
         self.reopen()
         for w in self.windows:
             w.focus_key = "notes:editor"
-            ed = w.editor("notes:editor", "")
-            ed.sync("")
+            w.editors.pop("notes:editor", None)
 
     def delete_note(self, nid: str | None) -> None:
         if nid in self.store.records:

@@ -250,6 +250,7 @@ class SafariApp(App):
         if page.url != START_PAGE:
             self.history.append({"url": page.url, "title": page.title, "visit_time": self.desktop.now})
         win.editors.pop("safari:address", None)
+        win.focus_key = "safari:page"
         self.touch()
         win.touch()
         return page
@@ -515,7 +516,8 @@ class SafariApp(App):
             ed.sync(addr_url)
         ax = bx + 100
         out.append(TextField("safari:address", (ax, 14, W - ax - 60, 24), ed, placeholder="Search or enter website name",
-                             name="Address and search", on_commit=lambda t: self.navigate(win, self.resolve(t))))
+                             name="Address and search", on_commit=lambda t: self.navigate(win, self.resolve(t)),
+                             select_on_focus=True))
         out.append(Button("safari:addbookmark", (W - 50, 14, 36, 24), "Add Bookmark",
                           lambda: self.add_bookmark_sheet(win) if st["url"] not in ("", START_PAGE) else None,
                           style="toolbar", symbol="☆", size=16))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ..menus import MenuItem, sep
+from ..scripting import path_text
 from ..widgets import Box, Button, Label, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window, alert
 from .base import App
@@ -129,7 +130,7 @@ class TextEditScripting(ScriptableAppBase):
             if doc is None:
                 raise AppleScriptError("Can’t get document 1.", ERR_NO_SUCH_OBJECT)
             target = params.get("in")
-            path = self.app.desktop.backend.host_path(str(target)) if target is not None else doc.path
+            path = self.app.desktop.backend.host_path(path_text(target)) if target is not None else doc.path
             if path is None:
                 raise AppleScriptError(f"The document “{doc.name}” has never been saved; give a file with “in”.", ERR_APP_GENERIC)
             self.app.write(doc, path)
@@ -138,7 +139,7 @@ class TextEditScripting(ScriptableAppBase):
             items = direct if isinstance(direct, list) else [direct]
             out = []
             for it in items:
-                path = self.app.desktop.backend.host_path(str(it))
+                path = self.app.desktop.backend.host_path(path_text(it))
                 if not path.is_file():
                     raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
                 out.append(ObjectRef("document", self.app.open_file(path).id))

@@ -1,0 +1,497 @@
+"""The MacAgent sim backend: desktop, widgets, per-app GUI semantics, scripting, determinism."""
+
+from __future__ import annotations
+
+import plistlib
+import re
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mmenvs.macagent.applescript import AppleScriptError
+from mmenvs.macagent.backends.base import BackendError, MacBackend
+from mmenvs.macagent.backends.sim import SimBackend
+
+NOW = datetime(2026, 4, 13, 9, 41)
+PAGES = {
+    "https://www.apple.com/": "<html><head><title>Apple</title></head><body><h1>Apple</h1>"
+                              "<p>Discover the <a href='/macos/'>macOS page</a> today.</p></body></html>",
+    "https://www.apple.com/macos/": "<title>macOS - Apple</title><h1>macOS Tahoe</h1><p>Released in 2025.</p>",
+}
+
+
+@pytest.fixture
+def b(tmp_path: Path) -> SimBackend:
+    be = SimBackend(web_pages=PAGES)
+    be.reset(now=NOW, home=tmp_path / "home")
+    yield be
+    be.close()
+
+
+_LINE = re.compile(r'^\s*(AX\w+) "((?:[^"\\]|\\.)*)"(?: value="((?:[^"\\]|\\.)*)")?(?: shortcut="[^"]*")? \[(-?\d+), (-?\d+), (\d+), (\d+)\](.*)$')
+
+
+def elements(be: SimBackend) -> list[tuple[str, str, str | None, tuple[int, int, int, int], str]]:
+    out = []
+    for line in be.accessibility_tree().splitlines():
+        m = _LINE.match(line)
+        if m:
+            out.append((m.group(1), m.group(2), m.group(3), tuple(int(m.group(i)) for i in range(4, 8)), m.group(8)))
+    return out
+
+
+def find(be: SimBackend, role: str, name: str, nth: int = 0) -> tuple[int, int]:
+    """Centre of the nth on-screen element with this role and name (from the accessibility tree)."""
+    hits = [e for e in elements(be) if e[0] == role and e[1] == name]
+    assert len(hits) > nth, f"no {role} {name!r} on screen:\n{be.accessibility_tree()}"
+    x, y, w, h = hits[nth][3]
+    return x + w // 2, y + h // 2
+
+
+def click(be: SimBackend, role: str, name: str, clicks: int = 1, button: str = "left") -> None:
+    x, y = find(be, role, name)
+    be.click(x, y, button=button, clicks=clicks)
+
+
+def test_implements_protocol_and_renders_a_desktop(b: SimBackend) -> None:
+    assert isinstance(b, MacBackend)
+    img = b.screenshot()
+    assert img.shape == (800, 1280, 3) and img.dtype == np.uint8
+    # translucent light menu bar over the wallpaper, a dock plate near the bottom
+    assert img[:24].mean() > 150
+    tree = b.accessibility_tree()
+    assert 'AXMenuExtra "Clock" value="Mon Apr 13  9:41 AM"' in tree
+    assert 'AXDockItem "Notes"' in tree and 'AXDockItem "Trash"' in tree
+
+
+def test_dock_click_opens_app_and_menu_bar_follows(b: SimBackend) -> None:
+    click(b, "AXDockItem", "Notes")
+    assert b.desktop.active.name == "Notes"
+    assert any(e[0] == "AXWindow" and e[1] == "Notes" for e in elements(b))
+    assert 'AXMenuBarItem "Notes"' in b.accessibility_tree()
+
+
+def test_notes_click_a_note_and_type(b: SimBackend) -> None:
+    notes = b.app("Notes")
+    notes.add_note("Shopping", "eggs")
+    notes.add_note("Project Ideas", "First idea")
+    b.open_app("Notes")
+    click(b, "AXRow", "Project Ideas")
+    x, y = find(b, "AXTextArea", "Note body")
+    b.click(x, y + 200)  # below the text: the cursor goes to the end
+    b.type_text("\nReviewed on Tuesday.")
+    got = {n["name"]: n["plaintext"] for n in notes.notes()}
+    assert got["Project Ideas"] == "Project Ideas\nFirst idea\nReviewed on Tuesday."
+    assert got["Shopping"] == "Shopping\neggs"
+    assert b.run_applescript('tell application "Notes" to get plaintext of note "Project Ideas"').endswith("Reviewed on Tuesday.")
+
+
+def test_notes_new_note_with_hotkey(b: SimBackend) -> None:
+    b.open_app("Notes")
+    b.hotkey("command", "n")
+    b.type_text("Groceries\nmilk")
+    names = [n["name"] for n in b.app("Notes").notes()]
+    assert names == ["Groceries"]
+    assert b.app("Notes").notes()[0]["body"] == "milk"
+
+
+def test_reminders_create_with_gui_and_set_due_date(b: SimBackend) -> None:
+    b.open_app("Reminders")
+    click(b, "AXButton", "Add Reminder")
+    b.type_text("Dentist follow-up\n")
+    rems = b.app("Reminders").reminders()
+    assert [r["name"] for r in rems] == ["Dentist follow-up"] and rems[0]["due_date"] is None
+    click(b, "AXRow", "Dentist follow-up")
+    click(b, "AXButton", "Show Details")
+    click(b, "AXTextField", "Due date")
+    b.type_text("2026-04-15 09:30")
+    b.press("enter")  # Return presses the sheet's default button
+    r = b.app("Reminders").reminders()[0]
+    assert r["due_date"] == datetime(2026, 4, 15, 9, 30)
+    # completing through the circle
+    x, y = find(b, "AXRow", "Dentist follow-up")
+    row = [e for e in elements(b) if e[1] == "Dentist follow-up"][0][3]
+    b.click(row[0] + 12, y)
+    assert b.app("Reminders").reminders()[0]["completed"] is True
+    out = b.run_applescript('tell application "Reminders" to get completed of reminder "Dentist follow-up"')
+    assert out == "true"
+
+
+def test_settings_dark_mode_changes_rendered_menu_bar(b: SimBackend) -> None:
+    light = b.screenshot()[:24].astype(int).mean()
+    b.open_app("System Settings")
+    click(b, "AXRadioButton", "Dark")
+    assert b.app("System Settings").dark_mode is True
+    dark = b.screenshot()[:24].astype(int).mean()
+    assert dark < light - 40
+    click(b, "AXRadioButton", "purple")
+    assert b.app("System Settings").accent_color == "purple"
+    assert b.run_applescript('tell application "System Events" to tell appearance preferences to get dark mode') == "true"
+
+
+def test_finder_new_folder_rename_move_and_trash_on_disk(b: SimBackend) -> None:
+    home = b.home
+    (home / "Documents" / "report.txt").write_text("data")
+    b.open_app("Finder")
+    click(b, "AXRow", "Documents")
+    b.hotkey("command", "shift", "n")
+    assert (home / "Documents" / "untitled folder").is_dir()
+    b.hotkey("command", "a")
+    b.type_text("Projects\n")
+    assert (home / "Documents" / "Projects").is_dir() and not (home / "Documents" / "untitled folder").exists()
+    # drag the file onto the folder
+    sx, sy = find(b, "AXRow", "report.txt")
+    tx, ty = find(b, "AXRow", "Projects")
+    b.mouse_move(sx, sy)
+    b.drag_to(tx, ty)
+    assert (home / "Documents" / "Projects" / "report.txt").read_text() == "data"
+    # rename with Return, then move to the trash with cmd-backspace
+    click(b, "AXRow", "Projects")
+    b.press("enter")
+    b.type_text("Archive\n")
+    assert (home / "Documents" / "Archive").is_dir()
+    click(b, "AXRow", "Archive")
+    b.hotkey("command", "backspace")
+    assert not (home / "Documents" / "Archive").exists()
+    assert (home / ".Trash" / "Archive" / "report.txt").exists()
+    # a name that is taken gives Finder's alert and changes nothing
+    (home / "Documents" / "a").mkdir()
+    (home / "Documents" / "b").mkdir()
+    click(b, "AXRow", "a")
+    b.press("enter")
+    b.type_text("b\n")
+    assert (home / "Documents" / "a").exists()
+    assert any(e[1].startswith("The name “b” is already taken") for e in elements(b))
+
+
+def test_finder_double_click_opens_textedit(b: SimBackend) -> None:
+    (b.home / "Desktop" / "todo.txt").write_text("buy milk")
+    b.open_app("Finder")
+    click(b, "AXRow", "Desktop")
+    click(b, "AXRow", "todo.txt", clicks=2)
+    assert b.desktop.active.name == "TextEdit"
+    assert b.app("TextEdit").state()["documents"][0]["text"] == "buy milk"
+
+
+def test_terminal_typing_runs_the_command(b: SimBackend) -> None:
+    b.open_app("Terminal")
+    b.type_text("echo hello > ~/Desktop/t.txt && echo done\n")
+    assert (b.home / "Desktop" / "t.txt").read_text() == "hello\n"
+    contents = b.app("Terminal").state()["windows"][0]["contents"]
+    assert "% echo hello > ~/Desktop/t.txt && echo done\ndone" in contents
+    b.press("up")
+    assert b.app("Terminal").windows[0].state["input"].startswith("echo hello")
+
+
+def test_safari_navigation_link_and_bookmark(b: SimBackend) -> None:
+    b.open_app("Safari")
+    click(b, "AXTextField", "Address and search")
+    b.type_text("apple.com\n")
+    safari = b.app("Safari")
+    assert safari.windows[0].state["url"] == "https://www.apple.com/"
+    click(b, "AXLink", "page")
+    assert safari.windows[0].state["url"] == "https://www.apple.com/macos/"
+    assert b.run_applescript('tell application "Safari" to get text of document 1') == "macOS Tahoe\nReleased in 2025."
+    b.hotkey("command", "d")
+    b.press("enter")
+    assert safari.bookmark_tree()[0] == {"title": "Favorites", "children": [{"title": "macOS - Apple", "url": "https://www.apple.com/macos/"}]}
+    plist = plistlib.loads((b.home / "Library" / "Safari" / "Bookmarks.plist").read_bytes())
+    assert plist["Children"][0]["Title"] == "BookmarksBar"
+    assert plist["Children"][0]["Children"][0]["URLString"] == "https://www.apple.com/macos/"
+    b.hotkey("command", "[")
+    assert safari.windows[0].state["url"] == "https://www.apple.com/"
+    assert [h["url"] for h in safari.history] == ["https://www.apple.com/", "https://www.apple.com/macos/", "https://www.apple.com/"]
+    click(b, "AXTextField", "Address and search")
+    b.type_text("nowhere.example\n")
+    assert "Safari can’t find the server “nowhere.example”" in b.run_applescript('tell application "Safari" to get text of document 1')
+
+
+def test_textedit_save_dialog_writes_file_and_replace_alert(b: SimBackend) -> None:
+    b.open_app("TextEdit")
+    b.type_text("Hello from TextEdit")
+    b.hotkey("command", "s")
+    assert any(e[0] == "AXSheet" for e in elements(b))
+    b.type_text("greeting")  # the stem is selected in the Save As field
+    b.press("enter")
+    assert (b.home / "Documents" / "greeting.txt").read_text() == "Hello from TextEdit"
+    assert b.app("TextEdit").state()["documents"][0]["path"] == "/Users/user/Documents/greeting.txt"
+    # a second document saved under the same name asks to replace
+    b.hotkey("command", "n")
+    b.type_text("Other")
+    b.hotkey("command", "s")
+    b.type_text("greeting\n")
+    assert any(e[1].startswith("“greeting.txt” already exists") for e in elements(b))
+    click(b, "AXButton", "Replace")
+    assert (b.home / "Documents" / "greeting.txt").read_text() == "Other"
+
+
+def test_mail_compose_and_send(b: SimBackend) -> None:
+    b.app("Mail").add_message("boss@example.com", "Status", "Please send the report.")
+    b.open_app("Mail")
+    b.hotkey("command", "n")
+    b.type_text("alice@example.com")
+    click(b, "AXTextField", "Subject")
+    b.type_text("Report")
+    click(b, "AXTextArea", "Message body")
+    b.type_text("Attached.")
+    b.hotkey("command", "shift", "d")
+    sent = b.app("Mail").messages("Sent")
+    assert len(sent) == 1 and sent[0]["to"] == ["alice@example.com"] and sent[0]["subject"] == "Report"
+    assert sent[0]["content"] == "Attached." and sent[0]["date_sent"] == NOW
+    out = b.run_applescript('tell application "Mail" to get subject of every message of sent mailbox')
+    assert out == "Report"
+
+
+def test_keyboard_focus_tab_clipboard_and_undo(b: SimBackend) -> None:
+    b.open_app("TextEdit")
+    b.type_text("alpha beta")
+    b.hotkey("command", "a")
+    b.hotkey("command", "c")
+    assert b.desktop.clipboard.text == "alpha beta"
+    b.press("right")
+    b.hotkey("command", "v")
+    doc = b.app("TextEdit").documents[0]
+    assert doc.text == "alpha betaalpha beta"
+    b.hotkey("command", "z")
+    assert doc.text == "alpha beta"
+    b.key_down("shift")
+    b.press("left")
+    b.press("left")
+    b.key_up("shift")
+    b.hotkey("command", "x")
+    assert doc.text == "alpha be" and b.desktop.clipboard.text == "ta"
+    # tab moves focus between the fields of a sheet
+    b.hotkey("command", "s")
+    sheet = b.desktop.key_window()
+    assert sheet.focus_key == "save:name"
+    b.press("esc")
+    assert b.desktop.key_window() is not sheet
+
+
+def test_window_z_order_focus_and_close(b: SimBackend) -> None:
+    b.open_app("Notes")
+    b.open_app("Reminders")
+    assert b.desktop.active.name == "Reminders"
+    notes_win = b.app("Notes").windows[0]
+    # a point of the Notes window not covered by Reminders
+    x, y = notes_win.x + 40, notes_win.y + 200
+    assert b.desktop.window_at(x, y) is notes_win
+    b.click(x, y)
+    assert b.desktop.active.name == "Notes" and b.desktop.windows[-1] is notes_win
+    b.hotkey("command", "tab")
+    assert b.desktop.active.name == "Reminders"
+    rem = b.app("Reminders").windows[0]
+    b.click(rem.x + 18, rem.y + 14)  # the red traffic light
+    assert b.app("Reminders").windows == []
+    b.hotkey("command", "q")
+    assert not b.app("Reminders").running
+
+
+def test_menu_bar_menu_opens_and_runs_item(b: SimBackend) -> None:
+    b.open_app("TextEdit")
+    click(b, "AXMenuBarItem", "File")
+    assert 'AXMenu "File"' in b.accessibility_tree()
+    click(b, "AXMenuItem", "New")
+    assert len(b.app("TextEdit").documents) == 2
+    click(b, "AXMenuBarItem", "File")
+    b.press("esc")
+    assert b.desktop.menu is None
+    # keyboard navigation inside a menu
+    click(b, "AXMenuBarItem", "File")
+    b.press("down")
+    b.press("enter")
+    assert len(b.app("TextEdit").documents) == 3
+
+
+def test_right_click_context_menu_and_double_click(b: SimBackend) -> None:
+    (b.home / "Desktop" / "old.txt").write_text("x")
+    b.open_app("Finder")
+    click(b, "AXRow", "Desktop")
+    click(b, "AXRow", "old.txt", button="right")
+    click(b, "AXMenuItem", "Move to Trash")
+    assert not (b.home / "Desktop" / "old.txt").exists() and (b.home / ".Trash" / "old.txt").exists()
+
+
+def test_scroll_moves_a_long_list(b: SimBackend) -> None:
+    for i in range(60):
+        (b.home / "Documents" / f"file{i:02d}.txt").write_text("")
+    b.open_app("Finder")
+    click(b, "AXRow", "Documents")
+    assert any(e[1] == "file00.txt" for e in elements(b))
+    x, y = find(b, "AXRow", "file05.txt")
+    b.scroll(-20, x, y)
+    names = [e[1] for e in elements(b) if e[0] == "AXRow"]
+    assert "file00.txt" not in names and "file30.txt" in names
+
+
+def test_invalid_input_raises_and_changes_nothing(b: SimBackend) -> None:
+    b.open_app("Notes")
+    before = b.screenshot().copy()
+    tree = b.accessibility_tree()
+    with pytest.raises(BackendError, match="outside the screen"):
+        b.click(5000, 10)
+    with pytest.raises(BackendError, match="unknown key name 'hyper'"):
+        b.press("hyper")
+    with pytest.raises(BackendError, match="unknown key name"):
+        b.hotkey("command", "nosuchkey")
+    with pytest.raises(BackendError, match="mouse button"):
+        b.click(10, 10, button="thumb")
+    assert b.desktop.mods == set()
+    assert np.array_equal(b.screenshot(), before) and b.accessibility_tree() == tree
+    with pytest.raises(AppleScriptError) as e:
+        b.run_applescript('tell application "Notes" to get body of note "Missing"')
+    assert "-1728" in str(e.value)
+
+
+def test_accessibility_tree_lists_what_is_on_screen(b: SimBackend) -> None:
+    b.app("Reminders").add_reminder("Pay rent", priority=1)
+    b.open_app("Reminders")
+    els = elements(b)
+    roles = {e[0] for e in els}
+    assert {"AXWindow", "AXButton", "AXList", "AXRow", "AXMenuBarItem", "AXDockItem"} <= roles
+    win = [e for e in els if e[0] == "AXWindow" and e[1] == "Reminders"][0]
+    assert "focused" in win[4]
+    row = [e for e in els if e[0] == "AXRow" and "Pay rent" in e[1]][0]
+    x, y, w, h = row[3]
+    assert 0 <= x < 1280 and 0 <= y < 800 and w > 100 and h > 10
+    assert "unchecked" in row[4]
+
+
+def test_same_actions_give_identical_screenshots(tmp_path: Path) -> None:
+    shots = []
+    for k in range(2):
+        be = SimBackend()
+        be.reset(now=NOW, home=tmp_path / f"h{k}")
+        be.open_app("Notes")
+        be.hotkey("command", "n")
+        be.type_text("Same\nbytes")
+        be.open_app("Calendar")
+        be.app("Calendar").add_event("Standup", datetime(2026, 4, 13, 10), datetime(2026, 4, 13, 10, 30), "Work")
+        be.open_app("System Settings")
+        click(be, "AXRadioButton", "Dark")
+        shots.append(be.screenshot().tobytes())
+        be.close()
+    assert shots[0] == shots[1]
+
+
+def test_reset_clears_everything(b: SimBackend, tmp_path: Path) -> None:
+    b.app("Notes").add_note("Temp", "x")
+    b.app("System Settings").set_dark_mode(True)
+    (b.home / "Desktop" / "junk.txt").write_text("x")
+    b.open_app("Safari")
+    b.desktop.clipboard.set_text("secret")
+    b.reset(now=datetime(2026, 5, 1, 8, 0), home=b.home)
+    assert b.app("Notes").notes() == []
+    assert b.app("System Settings").dark_mode is False
+    assert sorted(p.name for p in b.home.iterdir()) == [".Trash", "Desktop", "Documents", "Downloads", "Library"]
+    assert list((b.home / "Desktop").iterdir()) == []
+    assert b.desktop.clipboard.text == "" and b.app("Safari").windows == []
+    assert 'value="Fri May 1  8:00 AM"' in b.accessibility_tree()
+
+
+def test_calendar_new_event_from_the_grid(b: SimBackend) -> None:
+    b.open_app("Calendar")
+    grid = [e for e in elements(b) if e[0] == "AXGroup" and e[1].startswith("Week of")][0][3]
+    # double-click Monday 13 April (second column) in the first visible hour (8 AM)
+    gx, gy, gw, gh = grid
+    col_w = (gw - 50) / 7
+    b.click(int(gx + 50 + col_w * 1.5), gy + 40 + 60, clicks=2)
+    b.type_text("Lab Meeting")
+    click(b, "AXTextField", "Location")
+    b.type_text("Room 4")
+    b.press("enter")
+    ev = b.app("Calendar").events()
+    assert [(e["summary"], e["start_date"], e["end_date"], e["location"]) for e in ev] == [
+        ("Lab Meeting", datetime(2026, 4, 13, 9), datetime(2026, 4, 13, 10), "Room 4")]
+    assert any(e[0] == "AXButton" and e[1] == "Lab Meeting" for e in elements(b))
+    out = b.run_applescript('tell application "Calendar" to get summary of every event of calendar "Home"')
+    assert out == "Lab Meeting"
+
+
+def test_clock_alarm_sheet(b: SimBackend) -> None:
+    b.open_app("Clock")
+    click(b, "AXButton", "Add Alarm")
+    b.type_text("06:30")
+    for d in ("Mon", "Tue", "Wed", "Thu", "Fri"):
+        click(b, "AXCheckBox", d)
+    click(b, "AXTextField", "Label")
+    b.hotkey("command", "a")
+    b.type_text("Morning run")
+    click(b, "AXPopUpButton", "Sound")
+    click(b, "AXMenuItem", "Waves")
+    b.press("enter")
+    alarms = b.app("Clock").alarms()
+    assert [(a["time"], a["label"], a["sound"], a["repeat"], a["enabled"]) for a in alarms] == [
+        ("06:30", "Morning run", "Waves", ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"], True)]
+    click(b, "AXCheckBox", "")
+    assert b.app("Clock").alarms()[0]["enabled"] is False
+    b.app("Clock").add_timer(90, "Tea")
+    b.advance_time(100)
+    assert b.app("Clock").timers()[0]["finished"] is True
+
+
+def test_applescript_round_trips(b: SimBackend) -> None:
+    run = b.run_applescript
+    run('tell application "Notes" to make new note with properties {name:"Meeting Notes", body:"Agenda"}')
+    assert b.app("Notes").notes()[0]["plaintext"] == "Meeting Notes\nAgenda"
+    run('tell application "Reminders"\nmake new list with properties {name:"Apple Systems"}\n'
+        'make new reminder at end of list "Apple Systems" with properties {name:"Tahoe Release", priority:1}\nend tell')
+    r = b.app("Reminders").reminders("Apple Systems")
+    assert [(x["name"], x["priority"]) for x in r] == [("Tahoe Release", 1)]
+    assert run('tell application "Reminders" to count reminders of list "Apple Systems"') == "1"
+    run('tell application "System Events" to tell appearance preferences to set dark mode to true')
+    assert b.app("System Settings").dark_mode is True
+    run('tell application "Finder" to make new folder at desktop with properties {name:"Reports"}')
+    assert (b.home / "Desktop" / "Reports").is_dir()
+    assert run('tell application "Finder" to get name of every item of desktop') == "Reports"
+    run('tell application "TextEdit" to make new document with properties {text:"abc"}')
+    run('tell application "TextEdit" to save document 1 in POSIX file "/Users/user/Desktop/abc.txt"')
+    assert (b.home / "Desktop" / "abc.txt").read_text() == "abc"
+    run('tell application "Mail"\nset m to make new outgoing message with properties {subject:"Hi", content:"Yo"}\n'
+        'make new to recipient at end of to recipients of m with properties {address:"bob@example.com"}\n'
+        'send m\nend tell')
+    assert b.app("Mail").messages("Sent")[0]["to"] == ["bob@example.com"]
+    with pytest.raises(AppleScriptError) as e:
+        run('tell application "Notes" to get name of note "Nope"')
+    assert "Notes got an error" in str(e.value)
+
+
+def test_shell_host_commands_talk_to_the_sim(b: SimBackend) -> None:
+    out = b.run_shell('osascript -e \'tell application "Notes" to make new note with properties {name:"CLI", body:"b"}\' '
+                      '>/dev/null && osascript -e \'tell application "Notes" to get name of every note\'')
+    assert out.exit_code == 0 and out.stdout == "CLI\n"
+    err = b.run_shell("osascript -e 'tell application \"Notes\" to get foo bar baz'")
+    assert err.exit_code == 1 and "error" in err.stderr
+    assert b.run_shell("defaults write -g AppleInterfaceStyle Dark && defaults read -g AppleInterfaceStyle").stdout == "Dark\n"
+    assert b.app("System Settings").dark_mode is True
+    assert b.run_shell("defaults write com.example.app Count -int 3; defaults read com.example.app Count").stdout == "3\n"
+    missing = b.run_shell("defaults read com.example.app Nope")
+    assert missing.exit_code == 1 and "does not exist" in missing.stderr
+    assert b.run_shell("printf 'copied' | pbcopy; pbpaste").stdout == "copied"
+    assert b.desktop.clipboard.text == "copied"
+    assert b.run_shell("sw_vers -productVersion").stdout == "26.0\n"
+    assert "macOS Tahoe" in b.run_shell("curl -s https://www.apple.com/macos/").stdout
+    assert b.run_shell("curl -s https://nowhere.example/").exit_code == 6
+    assert b.run_shell("networksetup -setairportpower en0 off; networksetup -getairportpower en0").stdout == "Wi-Fi Power (en0): Off\n"
+    assert b.app("System Settings").wifi is False
+    assert b.run_shell("open -a Reminders").exit_code == 0 and b.desktop.active.name == "Reminders"
+    b.run_shell("cd ~/Documents && echo hi > a.txt && open a.txt")
+    assert b.desktop.active.name == "TextEdit" and b.app("TextEdit").documents[0].text == "hi\n"
+    assert b.run_shell("open -a NoSuchApp").exit_code == 1
+    b.run_shell("screencapture -x ~/Desktop/shot.png")
+    from PIL import Image
+
+    assert Image.open(b.home / "Desktop" / "shot.png").size == (1280, 800)
+
+
+def test_shell_confined_timeout_and_flood(b: SimBackend) -> None:
+    assert b.run_shell("pwd").stdout == "/Users/user\n"
+    assert b.run_shell("cd /Users/user/Documents; pwd").stdout == "/Users/user/Documents\n"
+    assert b.run_shell("pwd").stdout == "/Users/user/Documents\n"
+    slow = b.run_shell("sleep 5", timeout=0.5)
+    assert slow.timed_out
+    big = b.run_shell("yes | head -c 100000")
+    assert big.truncated and len(big.stdout) <= b.max_output_chars + 200
+    assert b.run_shell("echo ok").stdout == "ok\n"
