@@ -1,8 +1,8 @@
 """Sandbox workloads for ``mmenvs bench`` (targets from issue 3).
 
 Rows: worker start (≤ 100 ms), warm ``1+1`` round trip (≤ 1 ms), 100 tool calls (≤ 20 ms),
-timeout-and-restart beyond the timeout itself (≤ 150 ms), plus shell round trip, a 1000×1000×3
-image through a tool, a new-episode reset and the start of a ShellSandbox.  The warm round trip is
+timeout-and-restart beyond the timeout itself (≤ 150 ms), plus a 1000×1000×3 image through tools,
+a new-episode reset, and for the shell: start, round trip, host command and reset.  The warm round trip is
 compared with running the same code in-process (what the published MM-ToolSandBox sandbox does).
 """
 
@@ -107,9 +107,16 @@ def _shell_rows() -> list[dict[str, Any]]:
             host = timing_row("sandbox: shell host command round trip",
                               measure(lambda: sh.run("echo_host hi"), repeat=20, warmup=2),
                               note="shim (python -S) -> unix socket -> parent callable")
+
+            def episode() -> None:
+                sh.run("cd /tmp && export X=1")
+                sh.reset()
+
+            reset = timing_row("sandbox: shell command + reset to a fresh shell", measure(episode, repeat=15, warmup=1),
+                               note="swaps in the pre-started spare shell")
         finally:
             sh.close()
-    return [start_row, rt, rt_out, host]
+    return [start_row, rt, rt_out, host, reset]
 
 
 def workloads() -> list[dict[str, Any]]:
