@@ -236,13 +236,13 @@ def snapshot(conn: sqlite3.Connection, tables: Iterable[str] | None = None) -> S
     for name in names:
         quoted = '"' + name.replace('"', '""') + '"'
         try:
-            cur.execute(f"SELECT * FROM {quoted} LIMIT 0")
+            cur.execute(f"SELECT * FROM {quoted}")
         except sqlite3.OperationalError as exc:
             raise ValueError(f"snapshot: cannot read table {name!r}: {exc}") from None
         columns = [d[0] for d in cur.description]
         if "id" in columns:
             key = columns.index("id")
-            snap[name] = {row[key]: dict(zip(columns, row)) for row in cur.execute(f"SELECT * FROM {quoted}")}
+            snap[name] = {row[key]: dict(zip(columns, row)) for row in cur.fetchall()}
         else:  # link tables without an id column: SQLite's rowid keys them
             try:
                 rows = cur.execute(f"SELECT rowid, * FROM {quoted}").fetchall()
