@@ -457,3 +457,13 @@ def test_oversized_messages_from_the_worker_are_refused() -> None:
         with PythonSandbox(isolation="rlimit-only", tools={"size": lambda a: a.nbytes}) as big:
             res = big.run("import numpy as np\nsize(np.zeros((1000, 1000, 3), np.uint8))")
             assert res.value == "3000000"
+
+
+def test_background_processes_are_stopped_without_a_cgroup() -> None:
+    # max_processes=0: no cgroup; strays are found as descendants of the worker instead.
+    with PythonSandbox(isolation="rlimit-only", enforce_policy=False, max_processes=0) as sb:
+        assert sb.process_limit == "none"
+        res = sb.run("import os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n'parent'")
+        assert res.value == "'parent'"
+        assert "1 background process(es) left by the code were stopped" in res.error
+        assert sb.run("1 + 1").value == "2"

@@ -222,12 +222,15 @@ class _Worker:
         self.ready = True
         if self.proc is not None and self.proc.stderr is not None:
             self.proc.stderr.close()
-        if self.cgroup is not None and self.proc is not None:
-            # bwrap may have forked before its pid joined the cgroup: move the whole tree in now,
-            # before any agent code runs, so everything the agent starts is counted.
-            for pid in process_tree(self.proc.pid):
-                self.cgroup.add(pid)
-            self.base_pids = set(self.cgroup.pids())
+        if self.proc is not None:
+            tree = process_tree(self.proc.pid)
+            self.base_pids = set(tree)
+            if self.cgroup is not None:
+                # bwrap may have forked before its pid joined the cgroup: move the whole tree in
+                # now, before any agent code runs, so everything the agent starts is counted.
+                for pid in tree:
+                    self.cgroup.add(pid)
+                self.base_pids = set(self.cgroup.pids())
 
     def stderr_text(self) -> str:
         if self.proc is None or self.proc.stderr is None or self.proc.stderr.closed:
@@ -245,9 +248,13 @@ class _Worker:
 
     def reap_strays(self) -> int:
         """Kill processes the agent left running in the background; returns how many."""
-        if self.cgroup is None:
+        if self.cgroup is not None:
+            current = self.cgroup.pids()
+        elif self.proc is not None:
+            current = process_tree(self.proc.pid)  # without a cgroup: the worker's descendants
+        else:
             return 0
-        strays = [p for p in self.cgroup.pids() if p not in self.base_pids]
+        strays = [p for p in current if p not in self.base_pids]
         for pid in strays:
             try:
                 os.kill(pid, signal.SIGKILL)
