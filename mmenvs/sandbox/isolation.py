@@ -118,7 +118,7 @@ def python_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _system_binds(full_usr: bool) -> list[str]:
     args: list[str] = []
     usr = ["/usr"] if full_usr else ["/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32",
-                                       "/usr/local/lib", "/usr/share/zoneinfo"]
+                                       "/usr/local/lib", "/usr/share/zoneinfo", "/usr/share/fonts"]
     for p in usr:
         if os.path.isdir(p):
             args += ["--ro-bind", p, p]
