@@ -958,3 +958,11 @@ def test_posix_files_exist_through_the_host() -> None:
     e = err('POSIX file "/Users/user/nope.txt" as alias', host)
     assert (e.message, e.number) == ("File Macintosh HD:Users:user:nope.txt wasn’t found.", -43)
     assert err('exists POSIX file "/x"').number == -1728  # no file system given to this host
+
+
+@pytest.mark.parametrize("src,name", [("round", "round"), ("ASCII character", "ascii character"),
+                                      ("exists", "exists")])
+def test_commands_missing_their_parameter(src: str, name: str) -> None:
+    e = err(src)
+    assert (e.message, e.number) == (f"Some parameter is missing for {name}.", -1701)
+    assert err("offset of").message == "Expected expression but found end of script."

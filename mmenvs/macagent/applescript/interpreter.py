@@ -81,6 +81,10 @@ def _paragraphs(text: str) -> list[str]:
     return parts
 
 
+_NEEDS_DIRECT = {"round", "ascii character", "ascii number", "offset", "delete", "exists", "do shell script",
+                 "display dialog", "display alert", "display notification"}
+
+
 class Interpreter:
     """Runs one compiled script against a host. Use :func:`~.run_applescript` normally."""
 
@@ -1069,6 +1073,8 @@ class Interpreter:
 
     def command(self, node: N.Command) -> Any:
         name = node.name
+        if node.direct is None and name in _NEEDS_DIRECT:
+            raise AppleScriptError(f"Some parameter is missing for {name}.", -1701)
         if name == "get":
             return NOTHING if node.direct is None else self.eval(node.direct)
         if name == "count":
