@@ -966,3 +966,8 @@ def test_commands_missing_their_parameter(src: str, name: str) -> None:
     e = err(src)
     assert (e.message, e.number) == (f"Some parameter is missing for {name}.", -1701)
     assert err("offset of").message == "Expected expression but found end of script."
+
+
+@pytest.mark.parametrize("src", ["(-8) ^ (1 / 3)", "1.0E+308 * 10", "1.0E+308 + 1.0E+308"])
+def test_out_of_range_arithmetic(src: str) -> None:
+    assert str(err(src)) == f"0:{len(src)}: execution error: Result is out of range. (-2702)"

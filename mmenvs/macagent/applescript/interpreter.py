@@ -463,21 +463,21 @@ class Interpreter:
             if isinstance(b, datetime) and op == "+":
                 return add_seconds(b, self.number(a))
             x, y = self.number(a), self.number(b)
-            return norm_number(x + y if op == "+" else x - y)
+            return _finite(norm_number(x + y if op == "+" else x - y))
         if op in ("*", "/", "div", "mod", "^"):
             x, y = self.number(a), self.number(b)
             if op == "*":
-                return norm_number(x * y)
+                return _finite(norm_number(x * y))
             if op == "^":
                 try:
-                    return float(x) ** float(y)
+                    return _finite(float(x) ** float(y))
                 except (OverflowError, ZeroDivisionError):
                     raise AppleScriptError("Result is out of range.", -2702) from None
             if y == 0:
                 raise AppleScriptError(f"Can’t divide {format_result(float(x) if op == '/' else x)} by zero.",
                                        ERR_DIVIDE_BY_ZERO)
             if op == "/":
-                return x / y
+                return _finite(x / y)
             if op == "div":
                 return norm_number(int(x / y))
             r = math.fmod(x, y)
@@ -1316,6 +1316,13 @@ class Interpreter:
         if isinstance(lo, int) and isinstance(hi, int):
             return rng.randint(min(lo, hi), max(lo, hi))
         return rng.uniform(lo, hi)
+
+
+def _finite(x: Any) -> Any:
+    """Arithmetic results: overflow, NaN and complex powers are AppleScript's range error."""
+    if isinstance(x, complex) or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))):
+        raise AppleScriptError("Result is out of range.", -2702)
+    return x
 
 
 def _copy_value(value: Any) -> Any:

@@ -936,9 +936,10 @@ class Parser:
                 e = self.parse_expr()
                 self.no_in_of = saved
                 self.expect_op(")")
-                if isinstance(e, (N.Lit, N.Var)):
-                    return e
-                return N.Chain(t.start, self.prev_end(), e, []) if isinstance(e, N.Chain) else e
+                if isinstance(e, N.Chain):
+                    return N.Chain(t.start, self.prev_end(), e, [])
+                e.start, e.end = t.start, self.prev_end()  # error ranges include the parentheses
+                return e
             if t.value == "{":
                 return self.parse_braces()
             raise self.error("expression")

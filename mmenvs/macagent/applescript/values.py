@@ -518,5 +518,5 @@ def compare(a: Any, b: Any, case_sensitive: bool = False) -> int:
 def add_seconds(d: datetime, seconds: int | float) -> datetime:
     try:
         return d + timedelta(seconds=round(seconds))
-    except OverflowError:
+    except (OverflowError, ValueError):
         raise AppleScriptError(f"Can’t make {source_form(seconds)} into type date.", ERR_COERCION) from None
