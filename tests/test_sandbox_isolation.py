@@ -74,7 +74,6 @@ def test_process_tree_lists_descendants() -> None:
             tree = iso.process_tree(proc.pid)
         assert tree[0] == proc.pid and len(tree) == 3
     finally:
-        os.killpg(os.getpgid(proc.pid), 9) if os.getpgid(proc.pid) != os.getpgid(0) else None
         for pid in iso.process_tree(proc.pid)[1:]:
             os.kill(pid, 9)
         proc.kill()
