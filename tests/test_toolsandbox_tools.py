@@ -420,3 +420,15 @@ def test_generated_crud_tools_round_trip(world: World, table_name: str) -> None:
     else:
         call(world, f"{app}_delete_{entity}", **{f"{entity}_id": row["id"]})
     assert world.find(table_name, row["id"]) is None
+
+
+def test_monthly_events_skip_short_months_and_bills_add_up(world: World) -> None:
+    call(world, "calendar_create_recurring_event", title="Rent", start="2025-01-31T09:00:00", end="2025-01-31T09:30:00", recurrence="monthly")
+    starts = [e["occurrence_start"][:10] for e in call(world, "calendar_list_events_between", start="2025-01-01T00:00:00", end="2025-06-01T00:00:00")
+              if e["title"] == "Rent"]
+    assert starts == ["2025-01-31", "2025-03-31", "2025-05-31"]
+    requests = call(world, "payments_split_bill", usernames=["dana-w"], total_amount=10.01, note="x", include_self=True)
+    assert [r["amount"] for r in requests] == [5.0]
+    call(world, "payments_create_user", display_name="Bo", username="bo")
+    requests = call(world, "payments_split_bill", usernames=["dana-w", "bo"], total_amount=10.01, note="y", include_self=False)
+    assert [r["amount"] for r in requests] == [5.01, 5.0]

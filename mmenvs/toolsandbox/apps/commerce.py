@@ -273,7 +273,8 @@ def payments_request_money(world: World, username: str, amount: float, note: str
 
 @tool("payments", family="payments_move")
 def payments_split_bill(world: World, usernames: list[str], total_amount: float, note: str, include_self: bool = True) -> list[dict[str, Any]]:
-    """Request an equal share of a bill from each person (cents rounded so shares add up to the total).
+    """Request an equal share of a bill from each person. Shares are whole cents: with include_self the user
+    keeps any leftover cent, otherwise the first people named pay one cent more so the requests add up to the total.
 
     Args:
         usernames: people to request from
@@ -285,8 +286,9 @@ def payments_split_bill(world: World, usernames: list[str], total_amount: float,
         raise ToolError("usernames must list distinct people")
     people = len(usernames) + (1 if include_self else 0)
     cents = round(_positive(total_amount, "total_amount") * 100)
-    share = cents // people
-    return [payments_request_money(world, u, share / 100, note) for u in usernames]
+    share, leftover = divmod(cents, people)
+    extra = [0] * len(usernames) if include_self else [1 if i < leftover else 0 for i in range(len(usernames))]
+    return [payments_request_money(world, u, (share + e) / 100, note) for u, e in zip(usernames, extra)]
 
 
 @tool("payments", family="payments_requests", kind="write")

@@ -24,18 +24,13 @@ def _event_rules(world: World, row: dict[str, Any]) -> None:
 
 
 def _occurrences(event: dict[str, Any], start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
-    """Occurrences of ``event`` overlapping [start, end)."""
+    """Occurrences of ``event`` overlapping [start, end). A monthly (yearly) event on a day some months
+    (years) lack, e.g. the 31st or 29 February, skips those months (years)."""
     first, last = parse_datetime(event["start"]), parse_datetime(event["end"])
     duration = last - first
     until = datetime.combine(parse_date(event["recurrence_end"]), time(23, 59, 59)) if event["recurrence_end"] else end
     out = []
-    current, index = first, 0
-    while current < end and current <= until and index < 5000:
-        if current + duration > start:
-            out.append((current, current + duration))
-        if event["recurrence"] == "none":
-            break
-        index += 1
+    for index in range(5000 if event["recurrence"] != "none" else 1):
         if event["recurrence"] == "daily":
             current = first + timedelta(days=index)
         elif event["recurrence"] == "weekly":
@@ -44,13 +39,19 @@ def _occurrences(event: dict[str, Any], start: datetime, end: datetime) -> list[
             month = first.month - 1 + index
             try:
                 current = first.replace(year=first.year + month // 12, month=month % 12 + 1)
-            except ValueError:  # 31st in a short month: skip that month
+            except ValueError:
                 continue
-        else:
+        elif event["recurrence"] == "yearly":
             try:
                 current = first.replace(year=first.year + index)
             except ValueError:
                 continue
+        else:
+            current = first
+        if current >= end or current > until:
+            break
+        if current + duration > start:
+            out.append((current, current + duration))
     return out
 
 
