@@ -86,3 +86,9 @@ def test_oversized_and_pathological_code_does_not_break_the_parent(policy: Polic
 
 def test_syntax_errors_are_not_policy_errors(policy: Policy) -> None:
     assert policy.check("def f(:\n  pass") == []
+
+
+def test_tools_named_like_blocked_builtins_may_be_called() -> None:
+    p = Policy(tool_names=["open", "input"])
+    assert p.check("open('Notes')\ninput('hello')") == []
+    assert "`eval` is blocked" in p.check("eval('1')")[0].message

@@ -87,6 +87,8 @@ class Policy:
                  max_code_chars: int = 100_000) -> None:
         self.allowed = frozenset(allowed_imports) | frozenset(_top(m) for m in extra_modules)
         self.tool_names = sorted(tool_names)
+        # A tool may be named like a blocked builtin (e.g. "input", "open"): calling it is fine.
+        self.tool_globals = frozenset(n.split(".", 1)[0] for n in self.tool_names)
         self.max_code_chars = max_code_chars
 
     def _hint(self) -> str:
@@ -130,6 +132,8 @@ class Policy:
                 elif node.module is None or _top(node.module) not in self.allowed:
                     add(node, f"`from {node.module} import ...` is not allowed in this sandbox. {self._hint()}")
             elif isinstance(node, ast.Name):
+                if node.id in self.tool_globals:
+                    continue
                 if node.id in BLOCKED_NAMES:
                     add(node, f"`{node.id}` is blocked: {BLOCKED_NAMES[node.id]}.")
                 elif node.id.startswith("__") and node.id.endswith("__") and node.id not in ("__name__",):
