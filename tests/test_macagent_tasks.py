@@ -267,6 +267,7 @@ def test_substitute_filters_and_types():
     assert substitute("{{t|applescript}}", values) == '"It\'s 5"'
     assert substitute("{{t|shell}}", values) == "'It'\"'\"'s 5'"
     assert substitute(["{{rec.a|upper}}", {"k": "{{t|slug}}"}], values) == ["X", {"k": "it_s_5"}]
+    assert substitute({"~/{{rec.a}}.txt": True, "{{n}}": "{{n}}"}, values) == {"~/x.txt": True, "3": 3}
     assert substitute('{name:"keep"} {{ n }}', values) == '{name:"keep"} 3'
 
 

@@ -223,7 +223,8 @@ def substitute(node: Any, values: Mapping[str, Any], where: str = "task") -> Any
     if isinstance(node, list):
         return [substitute(item, values, f"{where}[{i}]") for i, item in enumerate(node)]
     if isinstance(node, dict):
-        return {key: substitute(item, values, f"{where}.{key}") for key, item in node.items()}
+        # Keys are text too (e.g. a path -> flag mapping in an expected value).
+        return {_text(substitute(key, values, f"{where}.{key}")): substitute(item, values, f"{where}.{key}") for key, item in node.items()}
     return node
 
 
