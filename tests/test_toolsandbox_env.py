@@ -308,3 +308,18 @@ def test_callable_tool_specs_follow_the_working_set(tool_env: MMToolSandboxEnv) 
     assert all(s["parameters"]["type"] == "object" for s in specs)
     tool_env.step("All done.")
     assert [t["role"] for t in tool_env.transcript] == ["user", "agent", "user"]
+
+
+def test_gallery_images_in_initial_entities_are_usable(tool_env: MMToolSandboxEnv) -> None:
+    data = _valid()
+    data["id"] = "gallery_start"
+    data["images"]["old"] = {"generator": "document", "title": "Old scan", "lines": ["x"]}
+    data["initial_entities"]["photos"] = [{"image_id": "{image:old}", "album": "Scans"}]
+    obs, info = tool_env.reset(options={"task": data})
+    assert "img_1" in tool_env.world.visible and "img_1" not in obs["text"]
+    tool_env.step({"name": "search_tools", "arguments": {"query": "get image size"}})
+    obs, *_, info = tool_env.step({"name": "get_image_size", "arguments": {"image_id": "img_1"}})
+    assert info["action_error"] is None and '"width": 560' in obs["text"]
+    data["initial_entities"]["photos"] = [{"image_id": "picture.png"}]
+    with pytest.raises(ValueError, match=r"initial_entities.photos\[0\]'.*invalid image id"):
+        tool_env.reset(options={"task": data})

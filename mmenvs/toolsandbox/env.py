@@ -190,6 +190,11 @@ class MMToolSandboxEnv(MMEnv):
         self.world = World.from_template(task.template(), task.reference_time, self.images)
         for key, pixels in zip(task.images, task.pixels()):
             self.images.add(pixels, op="scenario_image", meta={"key": key})
+        # Images already kept on the phone (gallery photos, image files) are the agent's to use from the start.
+        for table_name in ("photos", "files"):
+            for row in task.initial_entities.get(table_name, []):
+                if row.get("image_id") in self.images:
+                    self.world.visible.add(row["image_id"])
         if "before" not in task.cache:  # every reset of a scenario starts from the same rows
             task.cache["before"] = snapshot(self.world.conn)
         self._before = task.cache["before"]

@@ -166,6 +166,9 @@ class World:
     shown_to_user: list[dict[str, Any]] = field(default_factory=list)
     viewed: list[str] = field(default_factory=list)
     saved_paths: dict[str, str] = field(default_factory=dict)
+    #: Set while a template is built: image ids are then only checked for their form (the images of
+    #: a scenario are added to the store per episode).
+    building: bool = False
 
     @classmethod
     def from_template(cls, template: bytes, now: datetime, images: ImageStore) -> "World":
@@ -334,6 +337,10 @@ class World:
         """``image_id`` if the agent may use it (shared by the user or made by a tool), else ``ToolError``."""
         if not isinstance(image_id, str):
             raise ToolError(f"image ids are strings like 'img_0', got {image_id!r}")
+        if self.building:
+            if not re.fullmatch(r"img_\d+", image_id):
+                raise ToolError(f"invalid image id {image_id!r}: ids look like 'img_0', 'img_1', …")
+            return image_id
         try:
             self.images.record(image_id)
         except ImageNotFound as exc:
@@ -373,6 +380,7 @@ def build_template(initial_entities: Mapping[str, list[Mapping[str, Any]]], now:
     Raises ``ValueError`` naming ``source``, the table, the row index and the problem.
     """
     world = World.from_template(empty_template(), now, ImageStore())
+    world.building = True
     try:
         for name, rows in initial_entities.items():
             try:
