@@ -66,8 +66,8 @@ class SimBackend:
             raise BackendError("the backend was closed; create a new SimBackend")
         home = Path(home)
         _wipe(home)
-        for d in ("Desktop", "Documents", "Downloads", ".Trash", "Library"):
-            (home / d).mkdir(parents=True, exist_ok=True)
+        for d in STANDARD_DIRS:
+            (home / d).mkdir(exist_ok=True)
         self.home = home
         desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now)
         for cls in _app_classes():
@@ -341,8 +341,12 @@ class SimBackend:
         reset_shell(self)
 
 
-def _wipe(home: Path) -> None:
-    """Empty ``home`` (creating it if needed) without following symlinks out of it."""
+STANDARD_DIRS = ("Desktop", "Documents", "Downloads", ".Trash", "Library")
+
+
+def _wipe(home: Path, keep: tuple[str, ...] = STANDARD_DIRS) -> None:
+    """Empty ``home`` (creating it if needed) without following symlinks out of it. The standard
+    folders are emptied but kept (cheaper than removing and recreating them every episode)."""
     if home.is_symlink():
         raise BackendError(f"home {home} is a symlink; give a real directory")
     if not home.exists():
@@ -350,6 +354,9 @@ def _wipe(home: Path) -> None:
         return
     for e in os.scandir(home):
         if e.is_dir(follow_symlinks=False):
-            shutil.rmtree(e.path)
+            if e.name in keep:
+                _wipe(Path(e.path), ())
+            else:
+                shutil.rmtree(e.path)
         else:
             os.unlink(e.path)

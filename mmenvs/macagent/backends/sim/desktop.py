@@ -5,6 +5,7 @@ with cached layers, and the accessibility tree."""
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from PIL import Image, ImageDraw
 from .events import EventRouter
 from .icons import icon as load_icon
 from .menus import MenuItem, OpenMenu, sep
-from .theme import Theme, font, text_width, wallpaper
+from .theme import Draw, Theme, font, text_width, wallpaper
 from .widgets import fit_text
 from . import composite
 from .window import Window, alert, rounded_mask
@@ -32,6 +33,33 @@ DOCK_PAD = 8
 TEXT_SUFFIXES = {".txt", ".md", ".rtf", ".py", ".json", ".csv", ".log", ".sh", ".yaml", ".yml", ".xml", ".ini",
                  ".cfg", ".conf", ".tsv", ".js", ".css", ".c", ".h", ".swift", ".toml", ""}
 WEB_SUFFIXES = {".html", ".htm", ".webloc"}
+
+
+class _LayerCache:
+    """Rendered static layers (wallpaper with desktop icons, dock, menu bar) shared by every desktop
+    in the process, so a reset reuses what the last episode drew. Bounded, least recently used out."""
+
+    def __init__(self, size: int = 48) -> None:
+        self.size = size
+        self.items: OrderedDict[tuple, Any] = OrderedDict()
+
+    def __contains__(self, key: tuple) -> bool:
+        return key in self.items
+
+    def get(self, key: tuple) -> Any:
+        v = self.items.get(key)
+        if v is not None:
+            self.items.move_to_end(key)
+        return v
+
+    def put(self, key: tuple, value: Any) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+
+
+_LAYERS = _LayerCache()
 
 
 class Clipboard:
@@ -394,7 +422,7 @@ class Desktop(EventRouter):
         dragging = self.pressed is not None and self.pressed.get("payload") is not None and self.pressed.get("dragging")
         if self.menu is not None or dragging:
             img = Image.fromarray(frame)
-            d = ImageDraw.Draw(img)
+            d = Draw(img)
             if self.menu is not None:
                 self.menu.draw(d, theme, *self.screen_size)
             if dragging:
@@ -410,12 +438,17 @@ class Desktop(EventRouter):
         return frame
 
     def _base_layer(self, theme: Theme) -> np.ndarray:
-        files = tuple(self.desktop_files())
-        key = (self.settings.wallpaper, theme.key, files, tuple(self.desktop_selection), self.screen_size)
+        files = tuple((n, (self.home / "Desktop" / n).is_dir()) for n in self.desktop_files())
+        key = ("base", self.settings.wallpaper, theme.key, files, tuple(self.desktop_selection), self.screen_size)
         if key == self._base_key and self._base is not None:
             return self._base
+        cached = _LAYERS.get(key)
+        if cached is not None:
+            self._icon_rects = self.desktop_icon_layout()
+            self._base_key, self._base = key, cached
+            return cached
         img = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).copy()
-        d = ImageDraw.Draw(img)
+        d = Draw(img)
         self._icon_rects = self.desktop_icon_layout()
         for name, (x, y, w, h) in self._icon_rects:
             p = self.home / "Desktop" / name
@@ -431,15 +464,21 @@ class Desktop(EventRouter):
                 d.text((x + 49, y + 69), label, font=font(12), fill=(0, 0, 0), anchor="mm")
             d.text((x + 48, y + 68), label, font=font(12), fill=(255, 255, 255), anchor="mm")
         self._base_key, self._base = key, np.array(img)
+        self._base.flags.writeable = False
+        _LAYERS.put(key, self._base)
         return self._base
 
     def _dock_layer(self, theme: Theme) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
         day = self.now.day
         running = tuple(a.name for a in self.apps.values() if a.running)
         trash_full = self.apps["Finder"].trash_count() > 0 if "Finder" in self.apps else False
-        key = (theme.key, running, day, trash_full, self.settings.wallpaper, self.screen_size)
+        key = ("dock", theme.key, running, day, self.now.weekday(), trash_full, self.settings.wallpaper, self.screen_size)
         if key == self._dock_key and self._dock is not None:
             return self._dock
+        cached = _LAYERS.get(key)
+        if cached is not None:
+            self._dock_key, self._dock = key, cached
+            return cached
         x, y, w, h, items = self.dock_geometry()
         region = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((x, y, x + w, y + h)).convert("RGBA")
         overlay = Image.new("RGBA", (w, h), (0, 0, 0, 0))
@@ -463,6 +502,7 @@ class Desktop(EventRouter):
         mask = np.asarray(rounded_mask(w, h, 18)) > 127
         self._dock_key = key
         self._dock = (np.array(region.convert("RGB")), mask, (x, y))
+        _LAYERS.put(key, self._dock)
         return self._dock
 
     def _menubar_layout(self) -> list[tuple[str, int, int]]:
@@ -488,11 +528,14 @@ class Desktop(EventRouter):
         rects = self._menubar_layout()
         open_title = self.menu.title if self.menu is not None else None
         wifi = self.settings.wifi
-        key = (theme.key, tuple(rects), open_title, self.clock_text(), wifi, self.settings.wallpaper, self.screen_size)
+        key = ("bar", theme.key, tuple(rects), open_title, self.clock_text(), wifi, self.settings.wallpaper, self.screen_size)
+        if key != self._bar_key and key in _LAYERS:
+            self._bar_key, self._bar = key, _LAYERS.get(key)
+            self._bar_rects = rects
         if key != self._bar_key or self._bar is None:
             base = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((0, 0, sw, MENUBAR_H)).convert("RGBA")
             bar = Image.alpha_composite(base, Image.new("RGBA", (sw, MENUBAR_H), theme.menubar_tint)).convert("RGB")
-            d = ImageDraw.Draw(bar)
+            d = Draw(bar)
             fg = theme.menubar_text
             for i, (title, x0, x1) in enumerate(rects):
                 if title == open_title:
@@ -509,6 +552,7 @@ class Desktop(EventRouter):
             _draw_battery(d, cx - 92, 7, fg)
             self._bar_key, self._bar = key, np.asarray(bar)
             self._bar_rects = rects
+            _LAYERS.put(key, self._bar)
         return self._bar
 
     # ------------------------------------------------------------------------------ a11y

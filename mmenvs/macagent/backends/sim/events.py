@@ -165,8 +165,11 @@ class EventRouter:
         finder.touch()
 
     def _touch_all_active(self: "_D") -> None:
-        for a in self.apps.values():
-            a.touch()
+        """After a menu command: redraw the active app (and the app it came from). Commands that
+        change other apps' look (System Settings) invalidate the whole desktop themselves."""
+        for a in {self.active, *(w.app for w in self.windows[-1:])}:
+            if a is not None:
+                a.touch()
 
     def _menubar_click(self: "_D", x: int) -> None:
         for (title, items), (_t, x0, x1) in zip(self.menubar_menus(), self._menubar_layout()):

@@ -8,9 +8,10 @@ import functools
 import importlib.util
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from PIL import Image, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 RGB = tuple[int, int, int]
 
@@ -217,3 +218,26 @@ def wallpaper(name: str, size: tuple[int, int], dark: bool) -> Image.Image:
 def blend(a: RGB, b: RGB, t: float) -> RGB:
     """Linear mix of two colours (t=0 → a, t=1 → b)."""
     return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t), int(a[2] + (b[2] - a[2]) * t))
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_mask(fnt: ImageFont.FreeTypeFont, text: str, anchor: str | None) -> tuple[Any, tuple[int, int]]:
+    """The rendered coverage mask of ``text`` and its offset from the anchor point (cached:
+    the same labels are drawn frame after frame, and FreeType rendering dominates a redraw)."""
+    return fnt.getmask2(text, "L", anchor=anchor)
+
+
+class Draw(ImageDraw.ImageDraw):
+    """ImageDraw whose single-line ``text`` reuses cached glyph masks (pixel-identical output for
+    integer coordinates; other cases fall back to Pillow's path)."""
+
+    def text(self, xy: Any, text: Any, fill: Any = None, font: Any = None, anchor: str | None = None,  # type: ignore[override]
+             *args: Any, **kwargs: Any) -> None:
+        if (args or kwargs or not isinstance(text, str) or "\n" in text or not text
+                or not isinstance(font, ImageFont.FreeTypeFont)):
+            super().text(xy, text, fill, font, anchor, *args, **kwargs)
+            return
+        x, y = int(round(xy[0])), int(round(xy[1]))
+        mask, (ox, oy) = _text_mask(font, text, anchor)
+        ink = self._getink(fill)[0]
+        self.draw.draw_bitmap((x + ox, y + oy), mask, ink)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from PIL import ImageDraw
 
 from .icons import icon as load_icon
-from .theme import RGB, Theme, font, text_width
+from .theme import RGB, Draw, Theme, font, text_width
 
 if TYPE_CHECKING:  # pragma: no cover
     from .window import Window
@@ -712,7 +712,7 @@ class TextField(Widget):
                 sub = _Image.new("RGB", (w - 2 * pad, h), theme.field_bg if self.bordered else (0, 0, 0))
                 if not self.bordered:
                     sub = d._image.crop((x + pad, y, x + w - pad, y + h))  # noqa: SLF001
-                sd = ImageDraw.Draw(sub)
+                sd = Draw(sub)
                 if a != b and focused:
                     sx = text_width(text[:a], self.size, self.weight) - ed.scroll
                     ex = text_width(text[:b], self.size, self.weight) - ed.scroll

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from .theme import Theme, font
+from .theme import Draw, Theme, font
 from .widgets import Button, Editor, MouseEvent, Rect, TextField, Widget, fit_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -194,7 +194,7 @@ class Window:
         if key == self._surface_key and self._surface_arr is not None:
             return self._surface_arr
         img = Image.new("RGB", (self.w, self.h), theme.window_bg)
-        d = ImageDraw.Draw(img)
+        d = Draw(img)
         if self.title_h:
             d.rectangle((0, 0, self.w, self.title_h - 1), fill=theme.titlebar_bg)
             d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
