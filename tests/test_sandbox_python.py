@@ -314,6 +314,7 @@ def test_default_allowed_imports_cover_the_benchmarks() -> None:
         assert mod not in DEFAULT_ALLOWED_IMPORTS
 
 
+@pytest.mark.slow
 @requires_bwrap
 def test_imaging_libraries_work_inside_bwrap() -> None:
     with PythonSandbox(isolation="strict", timeout=30) as sb:

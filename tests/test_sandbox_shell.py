@@ -237,6 +237,7 @@ def test_shell_fork_bomb_is_contained(home: Path) -> None:
     assert ours() == 0
 
 
+@pytest.mark.slow
 @requires_bwrap
 def test_shell_memory_limit(home: Path) -> None:
     with ShellSandbox(home, isolation="strict", memory_mb=128, timeout=10) as sh:
