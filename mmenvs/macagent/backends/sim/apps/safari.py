@@ -587,7 +587,7 @@ def _layout_page(page: Page, width: int) -> tuple[list[tuple[float, float, str, 
                 if pi > 0:
                     y += lh
                     x = 0.0
-                for word in re.findall(r"\S+\s*", part) if b.kind != "pre" else [part]:
+                for word in re.findall(r"\s*\S+\s*", part) if b.kind != "pre" else [part]:
                     wl = f.getlength(word)
                     if x + wl > width and x > 0:
                         y += lh

@@ -55,7 +55,7 @@ class TerminalApp(App):
                 self.cwd_display = backend.shell_cwd_display()
         if lines is not None:
             if out:
-                lines.extend(out.split("\n"))
+                lines.extend(line.expandtabs(8) for line in out.split("\n"))
             del lines[:-MAX_LINES]
             win.state["scroll"] = 0
             win.touch()
@@ -185,6 +185,7 @@ class TerminalApp(App):
             cols = max(10, (w - 12) // max(1, int(f.getlength("m"))))
             display: list[str] = []
             for line in st["lines"] + [self.prompt() + st["input"]]:
+                line = line.expandtabs(8)
                 while len(line) > cols:
                     display.append(line[:cols])
                     line = line[cols:]

@@ -1,0 +1,146 @@
+"""Render the example screenshots in ``docs/macagent-screens/`` (run: ``python -m mmenvs.macagent.backends.sim.screens``).
+
+Each scene is built through the same GUI and scripting calls an agent or a task setup would use."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from PIL import Image
+
+from .backend import SimBackend
+
+NOW = datetime(2026, 4, 13, 9, 41)
+PAGES = {
+    "https://www.apple.com/macos/": (
+        "<title>macOS Tahoe - Apple</title><h1>macOS Tahoe</h1>"
+        "<p>The most advanced desktop operating system, now with a fresh design that brings more personality "
+        "to your Mac. Released in September 2025 as macOS 26.</p>"
+        "<h2>What is new</h2><ul><li>Liquid Glass design across the system</li><li>Spotlight actions</li>"
+        "<li>Phone app on the Mac</li></ul><p>See the <a href='https://www.apple.com/macos/compatibility/'>"
+        "compatible Mac models</a> or read the <a href='https://support.apple.com/'>release notes</a>.</p>"),
+}
+
+
+def _scene_notes(be: SimBackend) -> None:
+    notes = be.app("Notes")
+    notes.add_folder("Work")
+    notes.add_note("Groceries", "Eggs\nMilk\nCoffee beans")
+    notes.add_note("Trip to Lisbon", "Flights booked for 3 May.\nHotel near Alfama.")
+    notes.add_note("Project Ideas", "1. Offline desktop for agents\n2. Checkpoint scoring\n3. Faster resets")
+    (be.home / "Documents" / "Budget.numbers").write_text("")
+    be.open_app("Finder")
+    be.open_app("Notes")
+    win = notes.windows[0]
+    win.x, win.y = 200, 110
+    notes.selected_note = [n["id"] for n in notes.notes() if n["name"] == "Project Ideas"][0]
+    notes.touch()
+    be.click(win.x + 700, win.y + 300)
+    be.type_text("\n4. Reviewed on Tuesday.")
+
+
+def _scene_finder(be: SimBackend) -> None:
+    docs = be.home / "Documents"
+    for name in ("Invoices", "Photos 2026"):
+        (docs / name).mkdir()
+    for name, size in (("Annual report.pdf", 182_000), ("meeting-notes.txt", 2_400), ("budget.csv", 9_100),
+                       ("Resume.docx", 41_000)):
+        (docs / name).write_bytes(b"x" * size)
+    for name in ("todo.txt", "Screenshot 2026-04-12.png"):
+        (be.home / "Desktop" / name).write_text("x")
+    be.open_app("Finder")
+    finder = be.app("Finder")
+    win = finder.windows[0]
+    finder.navigate(win, docs)
+    win.state["selection"] = ["meeting-notes.txt"]
+    win.touch()
+
+
+def _scene_safari(be: SimBackend) -> None:
+    be.set_web_pages(PAGES)
+    safari = be.app("Safari")
+    safari.add_folder("agent task")
+    safari.add_bookmark("https://www.apple.com/", "Apple", "Favorites")
+    safari.add_bookmark("https://www.apple.com/macos/", "macOS Tahoe", "agent task")
+    be.open_app("Safari")
+    safari.show_sidebar = True
+    safari.open_url("https://www.apple.com/macos/")
+
+
+def _scene_settings_dark(be: SimBackend) -> None:
+    be.run_applescript('tell application "System Events" to tell appearance preferences to set dark mode to true')
+    be.open_app("System Settings")
+    be.app("System Settings").set_accent("purple")
+    be.app("Reminders").add_list("Apple Systems", "purple")
+    be.app("Reminders").add_reminder("Tahoe Release", "Apple Systems", due=datetime(2025, 9, 15, 10, 0), priority=1)
+    be.open_app("Reminders")
+    be.app("Reminders").selected = "list:" + be.app("Reminders").store.all("list")[1].id
+    be.open_app("System Settings")
+
+
+def _scene_calendar(be: SimBackend) -> None:
+    cal = be.app("Calendar")
+    day = NOW.replace(hour=0, minute=0)
+    for d, h, m, dur, title, c, loc in ((0, 10, 0, 30, "Standup", "Work", "Room 4"), (0, 13, 0, 60, "Lunch with Ana", "Home", "Café"),
+                                        (1, 9, 30, 90, "Design review", "Work", ""), (2, 15, 0, 60, "Dentist", "Home", ""),
+                                        (3, 11, 0, 120, "Lab Meeting", "Work", "B-201"), (4, 17, 0, 60, "Gym", "Home", "")):
+        start = day + timedelta(days=d - 1 + 1, hours=h, minutes=m)
+        cal.add_event(title, start, start + timedelta(minutes=dur), c, location=loc)
+    be.open_app("Calendar")
+
+
+def _scene_mail_terminal(be: SimBackend) -> None:
+    mail = be.app("Mail")
+    mail.add_message("Ana Costa <ana@example.com>", "Slides for Thursday", "Hi! Here are the slides for Thursday.\n\nAna",
+                     date=NOW - timedelta(hours=2))
+    mail.add_message("GitHub <noreply@github.com>", "[mmenvs] CI passed", "All checks have passed.", date=NOW - timedelta(days=1),
+                     read=True)
+    mail.add_message("Bank <alerts@bank.example>", "Your statement is ready", "Your April statement is available.",
+                     date=NOW - timedelta(days=2), read=True)
+    be.open_app("Mail")
+    w = mail.windows[0]
+    w.x, w.y = 40, 40
+    mail.selected_message = mail.messages("Inbox")[0]["id"]
+    mail.touch()
+    be.open_app("Terminal")
+    t = be.app("Terminal").windows[0]
+    t.x, t.y = 520, 330
+    be.type_text("sw_vers\n")
+    be.type_text("echo 'otp_code: 482913' > ~/Desktop/mail_otp.txt && cat ~/Desktop/mail_otp.txt\n")
+    be.type_text("osascript -e 'tell application \"Mail\" to get subject of every message of inbox'\n")
+
+
+SCENES = {
+    "notes": _scene_notes,
+    "finder": _scene_finder,
+    "safari": _scene_safari,
+    "settings-dark": _scene_settings_dark,
+    "calendar": _scene_calendar,
+    "mail-terminal": _scene_mail_terminal,
+}
+
+
+def render_all(out_dir: Path) -> list[Path]:
+    """Write one PNG per scene into ``out_dir``; returns the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with tempfile.TemporaryDirectory(prefix="mmenvs-screens-") as tmp:
+        be = SimBackend()
+        try:
+            for name, scene in SCENES.items():
+                be.reset(now=NOW, home=Path(tmp) / "home")
+                scene(be)
+                p = out_dir / f"{name}.png"
+                Image.fromarray(be.screenshot()).save(p, optimize=True)
+                paths.append(p)
+        finally:
+            be.close()
+    return paths
+
+
+if __name__ == "__main__":  # pragma: no cover - manual run
+    for p in render_all(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/macagent-screens")):
+        print(p)
