@@ -971,3 +971,15 @@ def test_commands_missing_their_parameter(src: str, name: str) -> None:
 @pytest.mark.parametrize("src", ["(-8) ^ (1 / 3)", "1.0E+308 * 10", "1.0E+308 + 1.0E+308"])
 def test_out_of_range_arithmetic(src: str) -> None:
     assert str(err(src)) == f"0:{len(src)}: execution error: Result is out of range. (-2702)"
+
+
+def test_stack_overflow_is_catchable_and_positioned_even_from_a_deep_python_stack() -> None:
+    src = "on f(n)\nreturn 1 + f(n + 1)\nend f\ntry\nf(1)\non error m number k\nreturn m & k\nend try"
+    assert run(src) == "Stack overflow.-2706"
+
+    def deep(k: int) -> str:
+        if k:
+            return deep(k - 1)
+        return str(err("on f(n)\nreturn 1 + f(n + 1)\nend f\nf(1)"))
+
+    assert deep(700) == "19:27: execution error: Stack overflow. (-2706)"

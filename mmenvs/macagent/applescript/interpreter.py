@@ -1058,6 +1058,10 @@ class Interpreter:
             return frame.result
         except _Return as r:
             return r.value
+        except RecursionError:
+            # Python's own stack ran out before max_call_depth: the same error, raised here so
+            # that it is positioned and a script's ``try`` can catch it, as on a real Mac
+            raise AppleScriptError("Stack overflow.", ERR_STACK_OVERFLOW) from None
         except _ExitRepeat:
             raise AppleScriptError("Can’t exit outside of a repeat loop.", -2700) from None
         finally:

@@ -431,7 +431,7 @@ class Limits:
     max_steps: int = 200_000           # statements, loop turns, handler calls and whose tests
     max_source_chars: int = 200_000
     max_nesting: int = 60              # nested blocks / parentheses in the source
-    max_call_depth: int = 120          # nested handler calls → "Stack overflow."
+    max_call_depth: int = 100          # nested handler calls → "Stack overflow."
     max_text_length: int = 5_000_000   # characters in one text value → "Out of memory."
     max_list_length: int = 1_000_000
 
