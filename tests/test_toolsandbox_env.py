@@ -116,7 +116,7 @@ def test_only_delivered_images_are_usable(tool_env: MMToolSandboxEnv) -> None:
     obs, *_, info = tool_env.step('{"name": "view_image", "arguments": {"image_id": "img_0"}}')
     assert "has not been shared" in info["action_error"]
     obs, *_, info = tool_env.step("Okay, send it.")
-    assert info["images"] == [] and "img_0" in obs["text"] and obs["image"].any()
+    assert info["images"] == ["img_0"] and "img_0" in obs["text"] and obs["image"].any()
 
 
 @pytest.mark.parametrize(("action", "fragment"), [
@@ -323,3 +323,12 @@ def test_gallery_images_in_initial_entities_are_usable(tool_env: MMToolSandboxEn
     data["initial_entities"]["photos"] = [{"image_id": "picture.png"}]
     with pytest.raises(ValueError, match=r"initial_entities.photos\[0\]'.*invalid image id"):
         tool_env.reset(options={"task": data})
+
+
+def test_images_are_reported_when_they_arrive(tool_env: MMToolSandboxEnv) -> None:
+    obs, info = tool_env.reset(options={"task_id": "expenses_trip_receipts"})
+    assert info["images"] == ["img_0"]
+    obs, *_, info = tool_env.step("Added the groceries.")
+    assert info["images"] == ["img_1"] and "img_1" in obs["text"]
+    obs, *_, info = tool_env.step({"name": "execute_code", "arguments": {"source": "print(1)"}})
+    assert "unknown parameter" in info["action_error"] and info["action_error_kind"] == "tool_error"

@@ -199,7 +199,7 @@ class MMToolSandboxEnv(MMEnv):
             task.cache["before"] = snapshot(self.world.conn)
         self._before = task.cache["before"]
         self._pristine = True
-        self._obs_image_key: str | None = "none"
+        self._obs_image_key = "none"
         self.search.reset()
         if not self._max_steps_given:
             self.max_steps = task.max_messages
@@ -257,7 +257,10 @@ class MMToolSandboxEnv(MMEnv):
         call = payload
         self.messages += 1
         if call.name == "execute_code":
-            arguments = EXECUTE_TOOL.bind(call.arguments)
+            try:
+                arguments = EXECUTE_TOOL.bind(call.arguments)
+            except ToolError as exc:
+                raise ActionError("tool_error", str(exc)) from None
             text, info = self._run_code(arguments["code"])
             return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info(info))
         try:
@@ -299,7 +302,11 @@ class MMToolSandboxEnv(MMEnv):
             raise ActionError("empty_reply", "An empty reply: write a message to the user, or act.")
         self._transcript.append({"role": "agent", "text": text})
         message = self.user.reply(text)
-        return ActionOutcome(text=self._deliver(message), terminated=message.end, info=self._step_info({"user": message.kind}))
+        before = set(self.world.visible)
+        delivered = self._deliver(message)
+        new_images = sorted(self.world.visible - before, key=lambda i: int(i.split("_")[1]))
+        # The user's images were stored at reset; they are new to the agent now, when they arrive.
+        return ActionOutcome(text=delivered, terminated=message.end, info=self._step_info({"user": message.kind, "images": new_images}))
 
     def _call(self, name: str, arguments: Any) -> Any:
         """Run one tool for the agent (tool mode and code mode alike): working-set check, validation, savepoint."""
