@@ -21,7 +21,7 @@ from .errors import (ERR_CANT_SET, ERR_COERCION, ERR_DIVIDE_BY_ZERO, ERR_GENERIC
                      ERR_NOT_UNDERSTOOD, ERR_OUT_OF_MEMORY, ERR_PARAMS, ERR_STACK_OVERFLOW, ERR_TIMEOUT,
                      ERR_UNDEFINED_VARIABLE, ERR_USER_CANCELED, AppleScriptError, StepBudgetExceeded)
 from .model import AppleScriptHost, DialogRequest, ObjectRef
-from .values import (MONTHS, WEEKDAYS, AppObject, Application, Constant, FileRef, ItemRef, add_seconds,
+from .values import (MAX_INTEGER, MONTHS, WEEKDAYS, AppObject, Application, Constant, FileRef, ItemRef, add_seconds,
                      class_name, coerce, compare, date_string, deref, fold, format_result,
                      hfs_to_posix, norm_number, short_date_string, source_form, time_string,
                      values_equal)
@@ -424,7 +424,7 @@ class Interpreter:
 
     def ev_chain(self, node: N.Chain) -> Any:
         try:
-            first_raw = any(op in ("=", "≠") for op, _ in node.rest[:1])
+            first_raw = bool(node.rest) and node.rest[0][0] in ("=", "≠")
             acc = self.eval(node.first, raw=first_raw)
             for idx, (op, operand) in enumerate(node.rest):
                 if op == "and":
@@ -446,6 +446,9 @@ class Interpreter:
             raise e.at(self.source, node.start, node.end)
 
     def binop(self, op: str, a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int and op in ("+", "-", "*"):  # the common loop-counter case
+            r = a + b if op == "+" else (a - b if op == "-" else a * b)
+            return r if -MAX_INTEGER <= r <= MAX_INTEGER else float(r)
         cs = self.case_sensitive
         if op == "=":
             return values_equal(self.strip_plural(a), self.strip_plural(b), cs)

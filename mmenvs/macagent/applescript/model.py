@@ -428,7 +428,7 @@ class DialogReply:
 class Limits:
     """Resource limits for one script run (all deterministic: no wall-clock timeouts)."""
 
-    max_steps: int = 200_000           # statements, loop turns, handler calls and whose tests
+    max_steps: int = 100_000           # statements, loop turns, handler calls and whose tests
     max_source_chars: int = 200_000
     max_nesting: int = 60              # nested blocks / parentheses in the source
     max_call_depth: int = 100          # nested handler calls → "Stack overflow."
