@@ -983,3 +983,13 @@ def test_stack_overflow_is_catchable_and_positioned_even_from_a_deep_python_stac
         return str(err("on f(n)\nreturn 1 + f(n + 1)\nend f\nf(1)"))
 
     assert deep(700) == "19:27: execution error: Stack overflow. (-2706)"
+
+
+def test_make_at_end_of_elements_inside_tell_object(host: AppleScriptHost) -> None:
+    src = ('tell application "Calendar"\ntell calendar "Work"\nmake new event at end of events with properties '
+           '{summary:"Lab Meeting", start date:date "10 March 2025 10:00"}\nend tell\n'
+           'get summary of events of calendar "Work"\nend tell')
+    assert run(src, host) == "Lab Meeting"
+    src = ('tell application "Reminders"\nset due date of reminder "Pay rent" to missing value\n'
+           'get name of reminders whose due date is missing value\nend tell')
+    assert run(src, host) == "Pay rent"

@@ -1187,14 +1187,13 @@ class Interpreter:
         if "with data" in node.params:
             props["data"] = self.unwrap(self.eval(node.params["with data"]))
         at = None
-        if "at" in node.params:
-            loc = deref(self.location(node.params["at"]))
-            if isinstance(loc, AppObject):
-                at = loc.ref
-            elif loc is not None and not isinstance(loc, Application):
-                raise AppleScriptError("Can’t make or move that element into that container.", -10024).from_app(app_name)
-        else:
-            # inside ``tell folder "X"`` a new element goes into that object
+        loc = deref(self.location(node.params["at"])) if "at" in node.params else None
+        if isinstance(loc, AppObject):
+            at = loc.ref
+        elif loc is not None and not isinstance(loc, Application):
+            raise AppleScriptError("Can’t make or move that element into that container.", -10024).from_app(app_name)
+        elif loc is None:
+            # no location, or ``at end of events`` inside ``tell calendar "Work"``: the tell target
             target = self.current_target()
             if isinstance(target, AppObject):
                 at = target.ref
