@@ -133,7 +133,9 @@ def render_receipt(rng: np.random.Generator, *, facts: dict | None = None, diffi
             cv.text((pad + 24, y), f"@ {money(it['unit_price'], cur, symbol=False)} ea", f, ink, key=f"items.{i}.unit_price")
         else:
             cv.text((pad, y), name, f, ink, key=f"items.{i}.name")
-        cv.text((width - pad, y), money(it["amount"], cur, symbol=False), f, ink, key=f"items.{i}.amount", anchor="ra")
+        # a one-unit line prints one price: it is both the amount and the unit price
+        amount_keys = [f"items.{i}.amount"] + ([f"items.{i}.unit_price"] if it["quantity"] == 1 else [])
+        cv.text((width - pad, y), money(it["amount"], cur, symbol=False), f, ink, key=amount_keys, anchor="ra")
         y += lh
     cv.text((pad, y), sep, f, ink)
     y += lh

@@ -99,7 +99,7 @@ def sample_chat_screenshot_facts(rng: np.random.Generator) -> dict[str, Any]:
     for sender, text in turns:
         messages.append({"sender": sender, "text": text, "time": t})
         t = S.add_minutes(t, int(rng.integers(0, 6)))
-    return {"app": pick(rng, vocab.CHAT_APPS), "contact": them, "date": today, "messages": messages, "details": details}
+    return {"contact": them, "date": today, "messages": messages, "details": details}
 
 
 def _check_chat(facts: dict[str, Any]) -> None:
@@ -127,7 +127,7 @@ def render_chat_screenshot(rng: np.random.Generator, *, facts: dict | None = Non
     """A phone screenshot of a messaging conversation: header with the contact, a date separator,
     bubbles (mine right, theirs left) with times, and the input bar.
 
-    Facts: contact, messages [{sender: "me" or a name, text, time?}]; optional app, date, details (the
+    Facts: contact, messages [{sender: "me" or a name, text, time?}]; optional date, details (the
     structured facts the texts state — echoed, not drawn separately).
     """
     facts, d = prepare("chat_screenshot", rng, facts, difficulty, sample_chat_screenshot_facts, ("contact", "messages"), _check_chat)
@@ -294,7 +294,8 @@ def render_calendar_screenshot(rng: np.random.Generator, *, facts: dict | None =
             day = start + _dt.timedelta(days=i)
             cx = left + col_w * (i + 0.5)
             cv.text((cx, 62), WEEKDAYS[i][:3].upper(), font(11, family, bold=True), meta, anchor="ma")
-            cv.text((cx, 78), str(day.day), font(20, family), ink, anchor="ma")
+            on_day = [f"events.{j}.date" for j, e in enumerate(facts["events"]) if e["date"] == day.isoformat()]
+            cv.text((cx, 78), str(day.day), font(20, family), ink, anchor="ma", key=on_day or None)
             cv.draw.line((left + col_w * i, top, left + col_w * i, bottom), fill=line)
         for j, h in enumerate(hours):
             yy = top + row_h * j
@@ -310,7 +311,7 @@ def render_calendar_screenshot(rng: np.random.Generator, *, facts: dict | None =
             t1 = min(eh + em / 60, hours[-1] + 1)
             x0 = left + col_w * col + 2
             ya = top + (t0 - hours[0]) * row_h + 1
-            yb = max(top + (t1 - hours[0]) * row_h - 1, ya + 30)
+            yb = max(top + (t1 - hours[0]) * row_h - 1, ya + (44 if e.get("location") else 30))
             color = palette[i % len(palette)]
             cv.draw.rounded_rectangle((x0, ya, x0 + col_w - 4, yb), radius=4, fill=color)
             tc = ink_on(color)
@@ -327,6 +328,8 @@ def render_calendar_screenshot(rng: np.random.Generator, *, facts: dict | None =
                 ty += tf.size + 2
             tline = f"{time_text(e['start'], twelve)} – {time_text(e['end'], twelve)}"
             cv.text((x0 + 4, ty), tline, fit_font(tline, family, col_w - 10, 10), tc, key=[f"events.{i}.start", f"events.{i}.end"])
+            if e.get("location"):
+                cv.text((x0 + 4, ty + 12), e["location"], fit_font(e["location"], family, col_w - 10, 10), tc, key=f"events.{i}.location")
         canvas_h = H
     else:
         W = 420
