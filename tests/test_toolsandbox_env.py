@@ -54,6 +54,7 @@ def test_suite_covers_apps_changes_and_axes() -> None:
             "expenses", "shopping", "music", "files", "photos", "visual"} <= apps
     assert {spec.op for s in scenarios for spec in s.specs} == {"create", "update", "delete"}
     assert {s.metadata["image_arrival"] for s in scenarios} == {"upfront", "progressive", "late", "mixed"}
+    assert {s.metadata["flow_type"] for s in scenarios} == {"aggregate", "compare", "filter", "compute", "validate", "lookup_chain", "cross_reference"}
     assert {"cooperative", "goal_change", "error_correction", "state_mutation"} == {s.metadata["challenge_type"] for s in scenarios}
 
 

@@ -50,7 +50,7 @@ def _receipt(spec: Mapping[str, Any], where: str) -> Image.Image:
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], (int, float))):
             raise ValueError(f"{where}.items[{i}] must be [name, price], got {item!r}")
     tax = float(spec.get("tax", 0.0))
-    image, draw = _canvas(380, 150 + 28 * len(items) + 110, (250, 248, 240))
+    image, draw = _canvas(380, 170 + 28 * len(items) + (28 if tax else 0), (250, 248, 240))
     draw.text((190, 30), _need(spec, "merchant", str, where), fill=_INK, font=_font(26), anchor="mm")
     draw.text((190, 62), _need(spec, "date", str, where), fill=_MUTED, font=_font(16), anchor="mm")
     y = 100
@@ -139,17 +139,24 @@ def _chart(spec: Mapping[str, Any], where: str) -> Image.Image:
 
 def _chat_screenshot(spec: Mapping[str, Any], where: str) -> Image.Image:
     messages = _need(spec, "messages", list, where)
-    image, draw = _canvas(400, 120 + 70 * len(messages), (236, 236, 240))
-    draw.rectangle((0, 0, 400, 64), fill=(250, 250, 252))
-    draw.text((200, 32), _need(spec, "contact", str, where), fill=_INK, font=_font(22), anchor="mm")
+    image, draw = _canvas(420, 110 + 86 * len(messages), (236, 236, 240))
+    draw.rectangle((0, 0, 420, 64), fill=(250, 250, 252))
+    draw.text((210, 32), _need(spec, "contact", str, where), fill=_INK, font=_font(22), anchor="mm")
+    body = _font(17)
     for i, message in enumerate(messages):
-        if not (isinstance(message, list) and len(message) == 2):
+        if not (isinstance(message, list) and len(message) == 2 and all(isinstance(m, str) for m in message)):
             raise ValueError(f"{where}.messages[{i}] must be [sender, text], got {message!r}")
-        mine = message[0] == "me"
-        y = 90 + 70 * i
-        box = (150, y, 388, y + 52) if mine else (12, y, 250, y + 52)
+        sender, text = message
+        mine = sender == "me"
+        y = 84 + 86 * i
+        width = min(396, int(draw.textlength(text, font=body)) + 28)
+        if mine:
+            box = (408 - width, y + 18, 408, y + 62)
+        else:
+            draw.text((14, y), sender, fill=_MUTED, font=_font(14))  # group chats name each sender
+            box = (12, y + 18, 12 + width, y + 62)
         draw.rounded_rectangle(box, radius=14, fill=(60, 130, 246) if mine else (255, 255, 255))
-        draw.text((box[0] + 12, y + 16), str(message[1]), fill=(255, 255, 255) if mine else _INK, font=_font(17))
+        draw.text((box[0] + 14, y + 30), text, fill=(255, 255, 255) if mine else _INK, font=body)
     return image
 
 
