@@ -65,6 +65,8 @@ class SimBackend:
         if self._closed:
             raise BackendError("the backend was closed; create a new SimBackend")
         home = Path(home)
+        if self.desktop is not None:
+            self.desktop.release()
         _wipe(home)
         for d in STANDARD_DIRS:
             (home / d).mkdir(exist_ok=True)

@@ -184,7 +184,7 @@ def _gradient(w: int, h: int, stops: list[RGB], waves: list[tuple[float, float, 
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4)
 def wallpaper(name: str, size: tuple[int, int], dark: bool) -> Image.Image:
     """The named wallpaper rendered at ``size`` (deterministic; cached for the process)."""
     w, h = size

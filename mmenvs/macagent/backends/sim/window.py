@@ -7,7 +7,7 @@ import functools
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw
 
 from .theme import Draw, Theme, font
 from .widgets import Button, Editor, MouseEvent, Rect, TextField, Widget, fit_text
@@ -27,14 +27,6 @@ def rounded_mask(w: int, h: int, r: int) -> Image.Image:
     m = Image.new("L", (w, h), 0)
     ImageDraw.Draw(m).rounded_rectangle((0, 0, w - 1, h - 1), r, fill=255)
     return m
-
-
-@functools.lru_cache(maxsize=64)
-def shadow_mask(w: int, h: int, r: int, spread: int, opacity: int) -> Image.Image:
-    """A soft drop-shadow mask of a w×h rounded rectangle, ``spread`` px around it."""
-    m = Image.new("L", (w + 2 * spread, h + 2 * spread), 0)
-    ImageDraw.Draw(m).rounded_rectangle((spread, spread + 4, spread + w, spread + h + 4), r, fill=opacity)
-    return m.filter(ImageFilter.GaussianBlur(spread / 2))
 
 
 class Window:
@@ -67,9 +59,16 @@ class Window:
         self.zoomed_from: Rect | None = None
         self._layout_key: tuple | None = None
         self._surface_key: tuple | None = None
-        self._surface: Image.Image | None = None
         self._surface_arr: np.ndarray | None = None
         self.surface_serial = 0  # bumps on every re-render (compositing caches key on it)
+
+    def release(self) -> None:
+        """Forget the rendered surface and widgets (their closures reference the app)."""
+        self._surface_arr = None
+        self.widgets = []
+        self._layout_key = self._surface_key = None
+        if self.sheet is not None:
+            self.sheet.release()
 
     # ------------------------------------------------------------------------------ helpers
     @property
@@ -212,8 +211,8 @@ class Window:
                        fill=theme.text if active else theme.secondary_text, anchor="mm")
         if self.parent is not None or self.title_h == 0:
             d.rounded_rectangle((0, 0, self.w - 1, self.h - 1), 10, outline=theme.control_border)
-        self._surface_key, self._surface = key, img
-        self._surface_arr = np.asarray(img)
+        self._surface_key = key
+        self._surface_arr = np.asarray(img)  # a copy: the Pillow image can go
         self.surface_serial += 1
         return self._surface_arr
 
