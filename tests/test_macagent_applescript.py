@@ -993,3 +993,10 @@ def test_make_at_end_of_elements_inside_tell_object(host: AppleScriptHost) -> No
     src = ('tell application "Reminders"\nset due date of reminder "Pay rent" to missing value\n'
            'get name of reminders whose due date is missing value\nend tell')
     assert run(src, host) == "Pay rent"
+
+
+def test_text_from_code_points() -> None:
+    assert run("character id 65") == "A"
+    assert run("string id {72, 105}") == "Hi"
+    assert run('id of "Hi"') == "72, 105"
+    assert err("character id -1").number == -1700

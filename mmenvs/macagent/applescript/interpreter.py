@@ -742,6 +742,8 @@ class Interpreter:
         return f"{node.cls} {source_form(arg)}"
 
     def resolve_elements(self, node: N.Elements) -> Any:
+        if node.sel == "id" and node.cls in ("character", "text", "string", "unicode text") and node.container is None:
+            return self.text_from_ids(self.eval(node.arg))  # type: ignore[arg-type]
         if node.container is None:
             container = self.current_target()
             if container is None:
@@ -823,6 +825,17 @@ class Interpreter:
         i = self.ordinal_index(node.ordinal, len(objs), missing)
         objs[i].desc = desc
         return objs[i]
+
+    def text_from_ids(self, ids: Any) -> str:
+        """``character id 65`` / ``string id {72, 105}``: text from Unicode code points."""
+        codes = ids if isinstance(ids, list) else [ids]
+        out = []
+        for c in codes:
+            n = coerce(c, "integer")
+            if not 0 <= n <= 0x10FFFF:
+                raise AppleScriptError(f"Can’t make {source_form(ids)} into type text.", ERR_COERCION)
+            out.append(chr(n))
+        return "".join(out)
 
     def index_of(self, arg: Any, n: int, missing: Any) -> int:
         try:

@@ -882,6 +882,8 @@ class Parser:
             self.expect_op(")")
             e.start, e.end = t.start, self.prev_end()
             return e
+        if t.kind == OP and t.value == "{":
+            return self.parse_braces()
         if t.kind == WORD:
             self.next()
             return N.Var(t.start, t.end, str(t.value), t.text)
