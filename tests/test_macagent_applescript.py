@@ -1000,3 +1000,13 @@ def test_text_from_code_points() -> None:
     assert run("string id {72, 105}") == "Hi"
     assert run('id of "Hi"') == "72, 105"
     assert err("character id -1").number == -1700
+
+
+def test_commands_with_an_application_direct_parameter_go_to_that_app(host: AppleScriptHost, apps: dict) -> None:
+    run('tell application "Reminders" to activate application "Notes"', host)
+    assert apps["Notes"].app_properties["frontmost"] is True
+    assert apps["Reminders"].app_properties["frontmost"] is False
+    run('quit app "Notes"', host)
+    assert apps["Notes"].app_properties["running"] is False
+    assert run("activate", host) == ""
+    assert err("open", host).message == "«script» doesn’t understand the “open” message."

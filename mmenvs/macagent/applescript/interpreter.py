@@ -1228,19 +1228,21 @@ class Interpreter:
 
     def app_command(self, node: N.Command) -> Any:
         name = node.name
-        direct = self.eval(node.direct) if node.direct is not None else None
-        try:
-            app_name, app, default = self.command_target(name)
-        except AppleScriptError:
-            found = self.app_of(deref(direct)) if direct is not None else None
-            if found is None:
+        direct = deref(self.eval(node.direct)) if node.direct is not None else None
+        if isinstance(direct, Application):
+            # ``activate application "Notes"``/``quit app "X"``: the event goes to that application
+            app_name, app, default = direct.name, self.host.app(direct.name), None
+            direct = None
+        elif isinstance(direct, AppObject) and not any(
+                isinstance(t, (Application, AppObject)) for t in self.targets):
+            app_name, app, default = direct.app_name, direct.app, None
+        else:
+            try:
+                app_name, app, default = self.command_target(name)
+            except AppleScriptError:
                 if name in ("activate", "launch", "run", "reopen"):
-                    return NOTHING
+                    return NOTHING  # the script itself (osascript) is activated
                 raise
-            app_name, app = found
-            default = None
-            if isinstance(direct, Application):
-                direct = None
         if direct is None:
             direct = default
         params = {label: self.unwrap(self.eval(expr)) for label, expr in node.params.items()}
