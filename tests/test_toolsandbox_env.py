@@ -81,25 +81,29 @@ def test_oracle_scores_one_with_merged_toolsets(toolset: str) -> None:
         env.close()
 
 
-def test_random_agent_stays_near_zero(tool_env: MMToolSandboxEnv) -> None:
+@pytest.mark.parametrize("mode", ["tool", "code"])
+def test_random_agent_stays_near_zero(tool_env: MMToolSandboxEnv, code_env: MMToolSandboxEnv, mode: str) -> None:
+    env = tool_env if mode == "tool" else code_env
     rng = np.random.default_rng(0)
     scores = []
-    for episode in range(2 * len(SCENARIOS)):
-        obs, info = tool_env.reset(seed=episode)
+    for episode in range((2 if mode == "tool" else 1) * len(SCENARIOS)):
+        obs, info = env.reset(seed=episode)
         for _ in range(100):
-            obs, reward, terminated, truncated, info = tool_env.step(tool_env.random_action(rng))
+            obs, reward, terminated, truncated, info = env.step(env.random_action(rng))
             if terminated or truncated:
                 break
         scores.append(info["score"])
     assert np.mean(scores) < 0.1
 
 
-def test_env_checker_passes() -> None:
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")  # the wrapped check is deliberate
+def test_env_checker_passes_unwrapped_and_wrapped() -> None:
     for mode in ("tool", "code"):
-        env = gym.make("MMToolSandbox-v0", mode=mode).unwrapped
-        check_env(env, skip_render_check=True)
-        env.close()
-        env.close()  # idempotent
+        for wrapped in (False, True):
+            env = gym.make("MMToolSandbox-v0", mode=mode, render_mode="rgb_array")
+            check_env(env if wrapped else env.unwrapped)
+            env.close()
+            env.close()  # idempotent
 
 
 def test_same_seed_same_first_observation(tool_env: MMToolSandboxEnv) -> None:
