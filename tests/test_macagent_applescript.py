@@ -1010,3 +1010,16 @@ def test_commands_with_an_application_direct_parameter_go_to_that_app(host: Appl
     assert apps["Notes"].app_properties["running"] is False
     assert run("activate", host) == ""
     assert err("open", host).message == "«script» doesn’t understand the “open” message."
+
+
+def test_record_store_extra_properties_are_dictionary_terms() -> None:
+    class Notes(RecordStoreApp):
+        def get_property(self, obj, prop):  # type: ignore[no-untyped-def]
+            if obj is None and prop == "default account":
+                return self.all("account")[0]
+            return super().get_property(obj, prop)
+
+    app = Notes("Notes", [ClassSpec("account", properties={"name": ""})], app_elements=("account",),
+                extra_properties=("default account",))
+    app.add("account", {"name": "iCloud"})
+    assert run('tell application "Notes" to get name of default account', AppleScriptHost({"Notes": app})) == "iCloud"

@@ -198,15 +198,17 @@ class RecordStoreApp(ScriptableAppBase):
 
     ``app_elements`` are the classes listed at the application level: for each, ``every <cls>`` of
     the app returns all objects of that class wherever they live (as Notes and Reminders do).
-    ``commands`` maps extra command names to ``fn(app, direct, params)``. Every object has the
-    read-only properties ``id``, ``class`` and ``container``.
+    ``commands`` maps extra command names to ``fn(app, direct, params)``. ``extra_properties``
+    declares property terms that a subclass answers itself in ``get_property`` (e.g. Notes'
+    ``default account``), so the parser knows them. Every object has the read-only properties
+    ``id``, ``class``, ``container`` and ``properties``.
     """
 
     def __init__(self, name: str, classes: Iterable[ClassSpec], *, app_elements: Iterable[str] = (),
                  app_properties: Mapping[str, Any] | None = None,
                  commands: Mapping[str, Callable[["RecordStoreApp", Any, dict[str, Any]], Any]] | None = None,
                  command_params: Mapping[str, tuple[str, ...]] | None = None,
-                 constants: Iterable[str] = ()) -> None:
+                 constants: Iterable[str] = (), extra_properties: Iterable[str] = ()) -> None:
         self.name = name
         self.classes: dict[str, ClassSpec] = {c.name: c for c in classes}
         self.app_elements = tuple(app_elements)
@@ -225,7 +227,7 @@ class RecordStoreApp(ScriptableAppBase):
         self.parents: dict[Any, Any] = {}                  # id → parent id (None = application)
         self.children: dict[Any, list[Any]] = {None: []}  # parent id → ordered child ids
         self._counter = itertools.count(1)
-        props: set[str] = {"id", "class", "container", "properties"} | set(self.app_properties)
+        props: set[str] = {"id", "class", "container", "properties"} | set(self.app_properties) | set(extra_properties)
         for spec in self.classes.values():
             props |= set(spec.properties) | set(spec.computed)
         cmds = dict(STANDARD_COMMANDS)
