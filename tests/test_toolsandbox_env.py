@@ -71,9 +71,9 @@ def test_oracle_scores_one_in_code_mode(code_env: MMToolSandboxEnv, task_id: str
     assert info["terminated"] and info["entity_f1"] == pytest.approx(1.0) and info["success"]
 
 
-@pytest.mark.parametrize("toolset", ["medium", "compact", "mini"])
-def test_oracle_scores_one_with_merged_toolsets(toolset: str) -> None:
-    env = gym.make("MMToolSandbox-v0", mode="tool", toolset=toolset).unwrapped
+@pytest.mark.parametrize(("toolset", "mode"), [("medium", "tool"), ("compact", "tool"), ("mini", "tool"), ("mini", "code")])
+def test_oracle_scores_one_with_merged_toolsets(toolset: str, mode: str) -> None:
+    env = gym.make("MMToolSandbox-v0", mode=mode, toolset=toolset).unwrapped
     try:
         for task_id in SCENARIOS:
             assert run_oracle(env, task_id)["entity_f1"] == pytest.approx(1.0), task_id
