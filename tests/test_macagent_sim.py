@@ -191,7 +191,7 @@ def test_safari_navigation_link_and_bookmark(b: SimBackend) -> None:
     b.type_text("apple.com\n")
     safari = b.app("Safari")
     assert safari.windows[0].state["url"] == "https://www.apple.com/"
-    click(b, "AXLink", "page")
+    click(b, "AXLink", "macOS page")
     assert safari.windows[0].state["url"] == "https://www.apple.com/macos/"
     assert b.run_applescript('tell application "Safari" to get text of document 1') == "macOS Tahoe\nReleased in 2025."
     b.hotkey("command", "d")

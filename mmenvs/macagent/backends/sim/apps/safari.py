@@ -558,8 +558,21 @@ class SafariApp(App):
         def on_scroll(dy: int) -> None:
             st["scroll"] = max(0, min(max(0, height - ph + 40), st["scroll"] - dy * 40))
 
-        links = [("AXLink", text, href, (left + 40 + int(rx), 52 + 16 + int(ry) - st["scroll"], int(font(size, weight).getlength(text)), size + 4), "")
-                 for rx, ry, text, size, weight, href in runs if href and 0 <= 16 + ry - st["scroll"] < ph]
+        links: list[tuple[str, str, str | None, tuple[int, int, int, int], str]] = []
+        prev: tuple | None = None  # words of one link on one line form one AXLink
+        for rx, ry, text, size, weight, href in runs:
+            if not href or not 0 <= 16 + ry - st["scroll"] < ph:
+                prev = None
+                continue
+            x0, y0 = left + 40 + int(rx), 52 + 16 + int(ry) - st["scroll"]
+            x1 = x0 + int(font(size, weight).getlength(text.rstrip()))
+            if prev is not None and prev[2] == href and prev[3][1] == y0:
+                _r, name, _h, (px, py, pw, ph_), _f = links[-1]
+                links[-1] = ("AXLink", name + text, href, (px, py, x1 - px, ph_), "")
+            else:
+                links.append(("AXLink", text, href, (x0 + (len(text) - len(text.lstrip())) * 4, y0, x1 - x0, size + 4), ""))
+            prev = links[-1]
+        links = [(r, n.strip(), h, rect, f) for r, n, h, rect, f in links]
         out.append(Custom("safari:page", (left, py, W - left, ph), paint, on_click=click, on_scroll=on_scroll, role="AXWebArea",
                           name=page.title, value=None, children=links))
         return out
