@@ -1023,3 +1023,13 @@ def test_record_store_extra_properties_are_dictionary_terms() -> None:
                 extra_properties=("default account",))
     app.add("account", {"name": "iCloud"})
     assert run('tell application "Notes" to get name of default account', AppleScriptHost({"Notes": app})) == "iCloud"
+
+
+def test_host_failures_become_script_errors() -> None:
+    def shell(cmd: str) -> str:
+        raise TimeoutError("command timed out after 10 s")
+
+    e = err('do shell script "sleep 100"', AppleScriptHost(shell=shell))
+    assert (e.message, e.number) == ("command timed out after 10 s", -2700)
+    assert run('try\ndo shell script "sleep 100"\non error m\nreturn m\nend try', AppleScriptHost(shell=shell)) == \
+        "command timed out after 10 s"

@@ -291,11 +291,11 @@ class Interpreter:
 
     def ex_log(self, node: N.Log) -> None:
         value = self.eval(node.value)
-        self.host.log(format_result(self.strip_plural(value)))
+        self.host_call(self.host.log, format_result(self.strip_plural(value)))
 
     def ex_delay(self, node: N.Delay) -> None:
         seconds = 0 if node.value is None else self.number(self.eval(node.value))
-        self.host.delay(float(seconds))
+        self.host_call(self.host.delay, float(seconds))
 
     def ex_considering(self, node: N.Considering) -> None:
         saved = self.case_sensitive
@@ -411,7 +411,7 @@ class Interpreter:
         out = self.guard(node, lambda: coerce(value, node.type_name, self.tid, self.host.now(),
                                               self.limits.max_text_length))
         if isinstance(out, FileRef) and out.kind == "alias" and not self.guard(
-                node, lambda: self.host.path_exists(out.path)):
+                node, lambda: self.host_call(self.host.path_exists, out.path)):
             raise AppleScriptError(f"File {out.hfs()} wasn’t found.", -43).at(self.source, node.start, node.end)
         return out
 
@@ -588,6 +588,18 @@ class Interpreter:
         if isinstance(value, dict):
             return {k: self.unwrap(v) for k, v in value.items()}
         return value
+
+    def host_call(self, fn: Any, *args: Any) -> Any:
+        """Call a host service; its own failures (a shell timeout, a closed desktop) become script
+        errors with the host's message instead of escaping the interpreter."""
+        try:
+            return fn(*args)
+        except AppleScriptError:
+            raise
+        except (RecursionError, MemoryError):
+            raise
+        except Exception as exc:
+            raise AppleScriptError(str(exc) or type(exc).__name__, ERR_GENERIC) from exc
 
     def current_target(self) -> Any:
         if self.whose:
@@ -1036,7 +1048,7 @@ class Interpreter:
         if isinstance(value, Plural):
             return len(value) > 0
         if isinstance(value, FileRef):
-            return self.host.path_exists(value.path)
+            return self.host_call(self.host.path_exists, value.path)
         return value is not None
 
     def ev_call(self, node: N.Call) -> Any:
@@ -1117,7 +1129,7 @@ class Interpreter:
             text = "" if node.direct is None else coerce(self.eval(node.direct), "text")
             title = self.param_text(node, "with title")
             subtitle = self.param_text(node, "subtitle")
-            self.host.notify(text, title, subtitle)
+            self.host_call(self.host.notify, text, title, subtitle)
             return NOTHING
         if name == "offset":
             needle = coerce(self.eval(node.direct), "text")  # type: ignore[arg-type]
@@ -1139,7 +1151,7 @@ class Interpreter:
             return self.random_number(node)
         if name == "path to":
             what = str(node.direct.value)  # type: ignore[union-attr]
-            path = self.host.path_to(what)
+            path = self.host_call(self.host.path_to, what)
             if path is None:
                 raise AppleScriptError(f"Can’t make {what} into type constant.", ERR_COERCION)
             return FileRef(path, "alias")
@@ -1253,7 +1265,7 @@ class Interpreter:
 
     def shell(self, node: N.Command) -> Any:
         cmd = coerce(self.eval(node.direct), "text") if node.direct is not None else ""  # type: ignore[arg-type]
-        res = self.host.shell(cmd)
+        res = self.host_call(self.host.shell, cmd)
         if res.status != 0:
             msg = (res.stderr or "").rstrip("\n") or "The command exited with a non-zero status."
             raise AppleScriptError(msg, res.status)
@@ -1296,7 +1308,7 @@ class Interpreter:
                             default_answer=default_answer, title=self.param_text(node, "with title"),
                             giving_up_after=None if giving is None else float(self.number(giving)),
                             kind="alert" if alert else "dialog")
-        reply = self.host.dialog(req)
+        reply = self.host_call(self.host.dialog, req)
         if cancel_button is not None and reply.button == cancel_button and not reply.gave_up:
             raise AppleScriptError("User canceled.", ERR_USER_CANCELED)
         out: dict[str, Any] = {"button returned": "" if reply.gave_up else reply.button}
