@@ -337,3 +337,14 @@ def test_images_are_reported_when_they_arrive(tool_env: MMToolSandboxEnv) -> Non
     assert info["images"] == ["img_1"] and "img_1" in obs["text"]
     obs, *_, info = tool_env.step({"name": "execute_code", "arguments": {"source": "print(1)"}})
     assert "unknown parameter" in info["action_error"] and info["action_error_kind"] == "tool_error"
+
+
+@pytest.mark.parametrize(("action", "kind"), [
+    ("[Summary] I added the contact.", "reply"), ("Sure, {name} is saved.", "reply"),
+    ('[{"name": "search_tools", "arguments": {"query": "x"}}]', "call"),
+    ('<tool_call>{"name": "search_tools", "arguments": {"query": "x"}}</tool_call>', "call"),
+    ('```json\n{"name": "search_tools", "arguments": {"query": "x"}}\n```', "call"),
+])
+def test_tool_mode_tells_replies_from_calls(tool_env: MMToolSandboxEnv, action: str, kind: str) -> None:
+    tool_env.reset(options={"task_id": "contacts_business_card"})
+    assert tool_env._classify(action)[0] == kind

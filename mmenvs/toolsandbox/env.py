@@ -292,7 +292,9 @@ class MMToolSandboxEnv(MMEnv):
             block = extract_code(action, ("python",))
             return ("code", block.code) if block is not None else ("reply", action.strip())
         stripped = action.strip()
-        looks_like_call = stripped.startswith(("{", "[")) or "<tool_call>" in stripped.lower() or re.search(r"```(json)?\s*\n\s*[\[{]", stripped)
+        # A reply may start with "[" ("[Summary] …"); only a JSON object (or a list of one) is a call.
+        looks_like_call = (stripped.startswith("{") or re.match(r"\[\s*\{", stripped) or "<tool_call>" in stripped.lower()
+                           or re.search(r"```(json)?\s*\n\s*[\[{]", stripped))
         if looks_like_call:
             return "call", parse_tool_call(action)
         return "reply", stripped
