@@ -36,7 +36,13 @@ def compile_script(source: str, host: AppleScriptHost) -> Script:
         raise TypeError(f"AppleScript source must be str, got {type(source).__name__}")
 
     def terms(name: str) -> Terminology | None:
-        return getattr(host.app(name), "terminology", None)
+        try:
+            app = host.app(name)
+        except AppleScriptError:
+            raise
+        except Exception as exc:  # a failing host: the tell reports it when it runs
+            raise AppleScriptError(str(exc) or type(exc).__name__) from exc
+        return getattr(app, "terminology", None)
 
     try:
         return parse(source, terms, host.limits.max_nesting, host.limits.max_source_chars)

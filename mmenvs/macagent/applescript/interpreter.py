@@ -180,7 +180,7 @@ class Interpreter:
     def ex_tell(self, node: N.Tell) -> None:
         target = self.eval(node.target)
         if isinstance(target, Application):
-            self.host.app(target.name)
+            self.host_call(self.host.app, target.name)
         self.targets.append(target)
         try:
             self.exec_block(node.body)
@@ -551,7 +551,7 @@ class Interpreter:
     # ------------------------------------------------------------------ applications
     def app_of(self, target: Any) -> tuple[str, Any] | None:
         if isinstance(target, Application):
-            return target.name, self.host.app(target.name)
+            return target.name, self.host_call(self.host.app, target.name)
         if isinstance(target, AppObject):
             return target.app_name, target.app
         return None
@@ -646,7 +646,7 @@ class Interpreter:
         if isinstance(target, Application):
             if name == "name" and not self._has_app(target.name):
                 return target.name
-            app = self.host.app(target.name)
+            app = self.host_call(self.host.app, target.name)
             if name == "class":
                 return Constant("application")
             value = self.app_call(target.name, app.get_property, None, name)
@@ -655,7 +655,7 @@ class Interpreter:
 
     def _has_app(self, name: str) -> bool:
         try:
-            self.host.app(name)
+            self.host_call(self.host.app, name)
             return True
         except AppleScriptError:
             return False
@@ -1024,7 +1024,7 @@ class Interpreter:
             self.app_call(owner.app_name, owner.app.set_property, owner.ref, name, self.unwrap(value))
             return
         if isinstance(owner, Application):
-            app = self.host.app(owner.name)
+            app = self.host_call(self.host.app, owner.name)
             self.app_call(owner.name, app.set_property, None, name, self.unwrap(value))
             return
         if isinstance(owner, dict):
@@ -1243,7 +1243,7 @@ class Interpreter:
         direct = deref(self.eval(node.direct)) if node.direct is not None else None
         if isinstance(direct, Application):
             # ``activate application "Notes"``/``quit app "X"``: the event goes to that application
-            app_name, app, default = direct.name, self.host.app(direct.name), None
+            app_name, app, default = direct.name, self.host_call(self.host.app, direct.name), None
             direct = None
         elif isinstance(direct, AppObject) and not any(
                 isinstance(t, (Application, AppObject)) for t in self.targets):
