@@ -870,9 +870,9 @@ def _assign(rows: list[_Expected], actual: list[Row], kinds: dict[str, str]) -> 
         total += has[:, None] * col.outer()
     matrix = total / divisor[:, None]
     if text:
-        # settle each row's and each column's most promising pair first: usually the assignment's own
-        r = np.concatenate([np.arange(len(rows)), matrix.argmax(axis=0)])
-        c = np.concatenate([matrix.argmax(axis=1), np.arange(len(actual))])
+        # settle each expected row's most promising pair first: usually the assignment's own
+        r = np.arange(len(rows))
+        c = matrix.argmax(axis=1)
         matrix[r, c] = scores_of(r, c)
     for _ in range(_REFINE_ROUNDS):
         r, c = linear_sum_assignment(matrix, maximize=True)
