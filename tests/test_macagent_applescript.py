@@ -1033,3 +1033,9 @@ def test_host_failures_become_script_errors() -> None:
     assert (e.message, e.number) == ("command timed out after 10 s", -2700)
     assert run('try\ndo shell script "sleep 100"\non error m\nreturn m\nend try', AppleScriptHost(shell=shell)) == \
         "command timed out after 10 s"
+
+
+def test_evaluate_dereferences_loop_variables_and_plurals(host: AppleScriptHost) -> None:
+    assert evaluate("repeat with x in {7, 8}\nreturn x\nend repeat", host) == 7
+    names = evaluate('tell application "Notes" to get name of every note', host)
+    assert type(names) is list and names == ["Groceries", "Project Ideas", "Todo"]

@@ -20,7 +20,7 @@ from .model import (STANDARD_COMMANDS, AppleScriptHost, ClassSpec, DialogReply, 
 from .nodes import Script
 from .parser import parse
 from .system_events import SystemEventsApp
-from .values import AppObject, Application, Constant, FileRef, format_result, source_form
+from .values import AppObject, Application, Constant, FileRef, deref, format_result, source_form
 
 __all__ = [
     "AppObject", "Application", "AppleScriptError", "AppleScriptHost", "ClassSpec", "Constant", "DialogReply",
@@ -59,7 +59,10 @@ def evaluate(source: str, host: AppleScriptHost, argv: list[str] | None = None) 
     app objects as :class:`AppObject`, constants as :class:`Constant`.
     """
     value = _run(source, host, argv)
-    return None if value is NOTHING else value
+    if value is NOTHING:
+        return None
+    value = deref(value)  # a ``repeat with x in`` reference is its item here
+    return list(value) if isinstance(value, list) else value
 
 
 def run_applescript(source: str, host: AppleScriptHost, argv: list[str] | None = None) -> str:
