@@ -348,3 +348,18 @@ def test_images_are_reported_when_they_arrive(tool_env: MMToolSandboxEnv) -> Non
 def test_tool_mode_tells_replies_from_calls(tool_env: MMToolSandboxEnv, action: str, kind: str) -> None:
     tool_env.reset(options={"task_id": "contacts_business_card"})
     assert tool_env._classify(action)[0] == kind
+
+
+def test_guardrail_violation_zeroes_f1() -> None:
+    for guardrail_zero, expected in ((True, 0.0), (False, 1.0)):
+        env = gym.make("MMToolSandbox-v0", guardrail_zero=guardrail_zero).unwrapped
+        obs, info = env.reset(options={"task_id": "contacts_business_card"})
+        obs, *_, info = env.step("```python\nimport subprocess\n```")
+        assert info["code_error_kind"] == "policy"
+        while True:
+            obs, reward, terminated, truncated, info = env.step(env.oracle_action(obs, info))
+            if terminated or truncated:
+                break
+        assert info["entity_f1_measured"] == pytest.approx(1.0) and info["entity_f1"] == pytest.approx(expected)
+        assert info["guardrail_violations"] == 1 and reward == pytest.approx(expected)
+        env.close()

@@ -108,7 +108,9 @@ class MMToolSandboxEnv(MMEnv):
     ``mode`` ("code" | "tool"), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
     (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
     default), ``sandbox_timeout`` (s), ``sandbox_isolation``, ``obs_size``, ``reward_mode``,
-    ``render_mode``, ``max_steps`` (overrides the message budget).
+    ``render_mode``, ``max_steps`` (overrides the message budget), ``guardrail_zero`` (True: code refused
+    by the sandbox's static guardrail sets the episode's F1 to 0, as the published evaluation does;
+    ``entity_f1_measured`` keeps the diff's own F1).
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -122,7 +124,8 @@ class MMToolSandboxEnv(MMEnv):
 
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
                  pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
-                 sandbox_timeout: float = 10.0, sandbox_isolation: str = "auto", **kwargs: Any) -> None:
+                 sandbox_timeout: float = 10.0, sandbox_isolation: str = "auto", guardrail_zero: bool = True,
+                 **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self._max_steps_given = kwargs.get("max_steps") is not None
@@ -137,6 +140,8 @@ class MMToolSandboxEnv(MMEnv):
         self.search = ToolSearch(self.tools, pinned=[*meta, *pinned_tools], capacity=working_set_size)
         self.user = user or ScriptedUser()
         self.sandbox_timeout = sandbox_timeout
+        self.guardrail_zero = guardrail_zero
+        self._guardrail_violations = 0
         self.sandbox_isolation = sandbox_isolation
         self._sandbox: Any = None
         self._kinds = column_kinds()
@@ -199,6 +204,7 @@ class MMToolSandboxEnv(MMEnv):
             task.cache["before"] = snapshot(self.world.conn)
         self._before = task.cache["before"]
         self._pristine = True
+        self._guardrail_violations = 0
         self._obs_image_key = "none"
         self.search.reset()
         if not self._max_steps_given:
@@ -345,6 +351,8 @@ class MMToolSandboxEnv(MMEnv):
 
     def _run_code(self, code: str) -> tuple[str, dict[str, Any]]:
         result = self._sandbox_instance().run(code)
+        if result.error_kind == "policy":  # code the static guardrail refused (blocked import or call)
+            self._guardrail_violations += 1
         calls = [c["name"] for c in result.tool_calls]
         text = "Execution result:\n" + result.text
         return text, {"code_error_kind": result.error_kind, "code_tool_calls": calls}
@@ -429,8 +437,12 @@ class MMToolSandboxEnv(MMEnv):
             return Evaluation(cached.score, cached.success, cached.details)
         result = score_entity_diff(self._before, snapshot(self.world.conn), self.task.specs, self._kinds)
         details = result.to_info()
-        evaluation = Evaluation(float(result.f1), bool(result.f1 >= 1.0 - 1e-9), {
-            "entity_f1": float(result.f1), "precision": float(result.precision), "recall": float(result.recall),
+        # As in the published evaluation, code that tripped a sandbox guardrail zeroes the episode's F1.
+        failed = self.guardrail_zero and self._guardrail_violations > 0
+        f1 = 0.0 if failed else float(result.f1)
+        evaluation = Evaluation(f1, bool(f1 >= 1.0 - 1e-9), {
+            "entity_f1": f1, "entity_f1_measured": float(result.f1), "precision": float(result.precision),
+            "recall": float(result.recall), "guardrail_violations": self._guardrail_violations,
             "entity_diff": details, "side_effects": details["side_effects"],
         })
         if self._pristine:
