@@ -456,3 +456,14 @@ def test_every_tool_is_covered_by_a_test_here():
     source = inspect.getsource(sys.modules[__name__])
     missing = [name for name in TOOLS if f'"{name}"' not in source]
     assert not missing
+
+
+def test_costly_jobs_are_refused_with_a_hint():
+    big = np.zeros((1500, 1500, 3), np.uint8)
+    with pytest.raises(ToolError, match="crop, resize or pyramid") as caught:
+        run("denoise", big)
+    assert caught.value.kind == "too_costly"
+    with pytest.raises(ToolError, match="too much work"):
+        run("grabcut", big)
+    with pytest.raises(ToolError, match="at most"):
+        run("resize", blank(10, 10), width=4000, height=4000)

@@ -61,9 +61,16 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
 
 
 def _text(canvas: np.ndarray, xy: tuple[float, float], text: str, size: int, fill: Any, anchor: str = "mm") -> np.ndarray:
+    return _texts(canvas, [(xy, text, size, fill, anchor)])
+
+
+def _texts(canvas: np.ndarray, items: list[tuple[tuple[float, float], str, int, Any, str]]) -> np.ndarray:
+    """``canvas`` with every (xy, text, size, fill, anchor) drawn in one PIL pass (one copy, not one per label)."""
     image = Image.fromarray(canvas)
-    ImageDraw.Draw(image).text(xy, text, fill=fill, font=_font(size), anchor=anchor)
-    return np.asarray(image).copy()
+    draw = ImageDraw.Draw(image)
+    for xy, text, size, fill, anchor in items:
+        draw.text(xy, text, fill=fill, font=_font(size), anchor=anchor)
+    return np.array(image)
 
 
 _NOISE_BANK: np.ndarray | None = None
@@ -234,9 +241,9 @@ def gen_attention_focusing(rng: np.random.Generator, params: dict[str, Any]) -> 
         else:
             cv2.rectangle(canvas, (cx, cy), (cx + size, cy + size // 2), color, -1)
     code = _code(rng, 3)
-    cv2.rectangle(canvas, (tx, ty), (tx + tag_w - 1, ty + tag_h - 1), (215, 25, 30), -1)
-    canvas = _text(canvas, (tx + tag_w / 2, ty + tag_h / 2), code, 15, (255, 255, 255))
-    target = canvas[ty : ty + tag_h, tx : tx + tag_w].copy()
+    tag = _text(np.full((tag_h, tag_w, 3), (215, 25, 30), np.uint8), (tag_w / 2, tag_h / 2), code, 15, (255, 255, 255))
+    canvas[ty : ty + tag_h, tx : tx + tag_w] = tag
+    target = tag
     variant = params.get("variant") or str(rng.choice(["rot90", "rot180", "rot270", "flip_h", "flip_v"]))
     if variant.startswith("rot"):
         turns = int(variant[3:]) // 90
@@ -402,11 +409,12 @@ def gen_chart(rng: np.random.Generator, params: dict[str, Any]) -> Draft:
     canvas = np.full((height, width, 3), 255, np.uint8)
     x0, base, top = 60, 320, 40
     px_per_unit = (base - top) / 120.0
+    labels: list[tuple[tuple[float, float], str, int, Any, str]] = []
     for tick in range(0, 121, 20):
         y = int(round(base - tick * px_per_unit))
         if tick:
             cv2.line(canvas, (x0, y), (width - 20, y), (222, 222, 222), 1)
-        canvas = _text(canvas, (x0 - 8, y), str(tick), 12, (0, 0, 0), anchor="rm")
+        labels.append(((x0 - 8, y), str(tick), 12, (0, 0, 0), "rm"))
     n_bars = int(rng.integers(4, 7))
     colors = [str(c) for c in rng.choice(list(PALETTE), size=n_bars - 1, replace=False)]
     ref_value = int(rng.choice([20, 30, 40, 50, 60, 80]))
@@ -421,7 +429,8 @@ def gen_chart(rng: np.random.Generator, params: dict[str, Any]) -> Draft:
         rgb = (128, 128, 128) if name == "grey" else PALETTE[name][0]
         cv2.rectangle(canvas, (left, base - bar_h), (left + bar_w - 1, base - 1), rgb, -1)
         if name == "grey":
-            canvas = _text(canvas, (left + bar_w / 2, base - bar_h - 12), str(value), 16, (0, 0, 0))
+            labels.append(((left + bar_w / 2, base - bar_h - 12), str(value), 16, (0, 0, 0), "mm"))
+    canvas = _texts(canvas, labels)
     cv2.line(canvas, (x0, top - 10), (x0, base), (0, 0, 0), 2)
     cv2.line(canvas, (x0, base), (width - 20, base), (0, 0, 0), 2)
     image = _noise(cv2.GaussianBlur(canvas, (3, 3), 0), rng, float(rng.uniform(10, 20)))

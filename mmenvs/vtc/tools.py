@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
+from scipy import ndimage
 
 from mmenvs.core import ImageNotFound, ImageStore
 
@@ -28,6 +29,14 @@ IMAGE_ID_PATTERN = r"^img_[0-9]+$"
 _REQUIRED = object()
 #: Largest side a tool may produce (keeps a hostile ``resize`` from allocating gigabytes).
 MAX_SIDE = 4096
+#: Largest pixel count a tool may produce.
+MAX_PIXELS = 2048 * 2048
+#: Work budgets of the costly filters (pixels × window²), so one call stays around a second at worst;
+#: larger jobs are refused with a hint to crop or downscale first.
+DENOISE_BUDGET = 1.5e8
+BILATERAL_BUDGET = 1.5e8
+INPAINT_BUDGET = 3e6
+GRABCUT_MAX_PIXELS = 1_000_000
 #: How many list entries (components, lines, keypoints…) a result reports at most.
 MAX_ITEMS = 100
 
@@ -357,9 +366,16 @@ def _resolve_box(tool: str, image: np.ndarray, p: dict[str, Any]) -> tuple[int, 
 
 def _check_out_size(tool: str, width: float, height: float) -> tuple[int, int]:
     w, h = int(round(width)), int(round(height))
-    if w < 1 or h < 1 or w > MAX_SIDE or h > MAX_SIDE:
-        raise ToolError("bad_parameter", f"{tool}: the output would be {w}×{h}; each side must lie in 1..{MAX_SIDE}.")
+    if w < 1 or h < 1 or w > MAX_SIDE or h > MAX_SIDE or w * h > MAX_PIXELS:
+        raise ToolError("bad_parameter", f"{tool}: the output would be {w}×{h}; each side must lie in 1..{MAX_SIDE} "
+                        f"and the image may hold at most {MAX_PIXELS} pixels.")
     return w, h
+
+
+def _check_cost(tool: str, work: float, budget: float, what: str) -> None:
+    if work > budget:
+        raise ToolError("too_costly", f"{tool}: {what} is too much work ({work:.3g} > {budget:.3g}); crop, resize or pyramid "
+                        "the image down first, or use a smaller window.")
 
 
 def _r(value: float, digits: int = 2) -> float:
@@ -551,6 +567,7 @@ def blur(image: np.ndarray, cs: str, method: str, ksize: int) -> ToolOutput:
     elif method == "median":
         out = cv2.medianBlur(image, ksize)
     else:
+        _check_cost("blur", image.shape[0] * image.shape[1] * ksize**2, BILATERAL_BUDGET, f"a bilateral filter of size {ksize} on this image")
         out = cv2.bilateralFilter(image, ksize, 75, 75)
     return ToolOutput(out, {"method": method, "ksize": ksize}, _same_space(out, cs))
 
@@ -562,6 +579,7 @@ def blur(image: np.ndarray, cs: str, method: str, ksize: int) -> ToolOutput:
 def denoise(image: np.ndarray, cs: str, h: float, template_window: int, search_window: int) -> ToolOutput:
     """Non-local means denoising: removes noise while keeping edges (colour images use the coloured
     variant). Returns the mean absolute change per pixel."""
+    _check_cost("denoise", image.shape[0] * image.shape[1] * search_window**2, DENOISE_BUDGET, f"search_window {search_window} on this image")
     if image.ndim == 2:
         out = cv2.fastNlMeansDenoising(image, None, h, template_window, search_window)
     else:
@@ -626,14 +644,14 @@ def histogram(image: np.ndarray, cs: str, method: str, clip_limit: float, tile_g
             return cv2.equalizeHist(channel)
         return cv2.createCLAHE(clipLimit=clip_limit, tileGridSize=(tile_grid, tile_grid)).apply(channel)
 
-    before = float(np.mean(to_gray(image, cs)))
+    before = cv2.mean(to_gray(image, cs))[0]
     if image.ndim == 2:
         out, space = enhance(image), "gray"
     else:
-        lab = cv2.cvtColor(to_rgb_space(image, cs), cv2.COLOR_RGB2LAB)
-        lab[:, :, 0] = enhance(np.ascontiguousarray(lab[:, :, 0]))
-        out, space = cv2.cvtColor(lab, cv2.COLOR_LAB2RGB), "rgb"
-    return ToolOutput(out, {"mean_before": _r(before), "mean_after": _r(float(np.mean(to_gray(out, space))))}, space)
+        ycc = cv2.cvtColor(to_rgb_space(image, cs), cv2.COLOR_RGB2YCrCb)
+        ycc[:, :, 0] = enhance(np.ascontiguousarray(ycc[:, :, 0]))
+        out, space = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB), "rgb"
+    return ToolOutput(out, {"mean_before": _r(before), "mean_after": _r(cv2.mean(to_gray(out, space))[0])}, space)
 
 
 @_tool("convertscaleabs", "enhancement",
@@ -643,7 +661,11 @@ def convertscaleabs(image: np.ndarray, cs: str, alpha: float, beta: float) -> To
     """Adjust brightness and contrast: out = saturate(|alpha·pixel + beta|). Brighten a dark image with
     alpha > 1; tame an overexposed one with alpha > 1 and a negative beta. Returns the mean before and after."""
     out = cv2.convertScaleAbs(image, alpha=alpha, beta=beta)
-    return ToolOutput(out, {"mean_before": _r(float(np.mean(image))), "mean_after": _r(float(np.mean(out)))}, _same_space(out, cs))
+    def mean(a: np.ndarray) -> float:
+        channels = cv2.mean(a)[: 1 if a.ndim == 2 else a.shape[2]]
+        return sum(channels) / len(channels)
+
+    return ToolOutput(out, {"mean_before": _r(mean(image)), "mean_after": _r(mean(out))}, _same_space(out, cs))
 
 
 @_tool("inpaint", "enhancement",
@@ -663,6 +685,7 @@ def inpaint(image: np.ndarray, cs: str, method: str, radius: float, mask: np.nda
             raise ToolError("bad_parameter", f"inpaint: the mask is {repair.shape[1]}×{repair.shape[0]} but the image is "
                             f"{image.shape[1]}×{image.shape[0]}; they must match.")
         repair = np.where(repair > 127, 255, 0).astype(np.uint8)
+    _check_cost("inpaint", cv2.countNonZero(repair) * radius**2, INPAINT_BUDGET, f"repairing {cv2.countNonZero(repair)} pixels with radius {radius:g}")
     flag = cv2.INPAINT_TELEA if method == "telea" else cv2.INPAINT_NS
     src = image if image.ndim == 2 else np.ascontiguousarray(image[:, :, :3])
     out = cv2.inpaint(src, repair, radius, flag)
@@ -718,16 +741,17 @@ def gradients(image: np.ndarray, cs: str, method: str, ksize: int) -> ToolOutput
     return ToolOutput(out, {"method": method, "mean": _r(float(raw.mean())), "max": _r(peak)}, "gray")
 
 
-def _component_list(stats: np.ndarray, centroids: np.ndarray, min_area: int) -> list[dict[str, Any]]:
+def _component_list(stats: np.ndarray, centroids: np.ndarray, min_area: int) -> tuple[int, list[dict[str, Any]]]:
+    """How many labels (background excluded) reach ``min_area``, and the largest ``MAX_ITEMS`` as dicts."""
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    keep = np.nonzero(areas >= min_area)[0] + 1
+    # Largest first; ties by top, then left, so the order is reproducible.
+    order = keep[np.lexsort((stats[keep, cv2.CC_STAT_LEFT], stats[keep, cv2.CC_STAT_TOP], -stats[keep, cv2.CC_STAT_AREA]))]
     items = []
-    for label in range(1, stats.shape[0]):
-        area = int(stats[label, cv2.CC_STAT_AREA])
-        if area < min_area:
-            continue
-        x, y, w, h = (int(v) for v in stats[label, :4])
+    for label in order[:MAX_ITEMS].tolist():
+        x, y, w, h, area = (int(v) for v in stats[label, :5])
         items.append({"label": label, "area": area, "bbox": [x, y, w, h], "centroid": [_r(centroids[label][0], 1), _r(centroids[label][1], 1)]})
-    items.sort(key=lambda c: (-c["area"], c["bbox"][1], c["bbox"][0]))
-    return items
+    return int(keep.size), items
 
 
 def _label_colors(count: int) -> np.ndarray:
@@ -755,22 +779,22 @@ def watershed(image: np.ndarray, cs: str, marker_ratio: float, min_area: int) ->
     markers[unknown == 255] = 0
     canvas = to_rgb_space(image, cs) if image.ndim == 3 else cv2.cvtColor(mask, cv2.COLOR_GRAY2RGB)
     markers = cv2.watershed(np.ascontiguousarray(canvas), markers.astype(np.int32))
-    segments = []
-    for label in range(2, count + 1):
-        region = (markers == label) & (mask > 0)
-        area = int(region.sum())
-        if area < min_area:
+    # Segment statistics by label (labels ≥ 2 are seeds; 1 is background, -1 the ridges), restricted to the foreground.
+    regions = np.where((markers > 1) & (mask > 0), markers - 1, 0).astype(np.int32)
+    stats = np.zeros((count, 5), np.int32)
+    centroids = np.zeros((count, 2), np.float64)
+    for label, box in enumerate(ndimage.find_objects(regions), start=1):
+        if box is None or label >= count:
             continue
-        ys, xs = np.nonzero(region)
-        segments.append({"label": label - 1, "area": area, "bbox": [int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)],
-                         "centroid": [_r(xs.mean(), 1), _r(ys.mean(), 1)]})
-    segments.sort(key=lambda s: (-s["area"], s["bbox"][1], s["bbox"][0]))
+        moments = cv2.moments((regions[box] == label).astype(np.uint8), binaryImage=True)
+        stats[label] = (box[1].start, box[0].start, box[1].stop - box[1].start, box[0].stop - box[0].start, int(moments["m00"]))
+        centroids[label] = (box[1].start + moments["m10"] / moments["m00"], box[0].start + moments["m01"] / moments["m00"])
+    kept, segments = _component_list(stats, centroids, max(1, min_area))
     colors = _label_colors(count + 2)
-    out = np.zeros((*mask.shape, 3), np.uint8)
-    valid = markers > 1
-    out[valid] = colors[markers[valid]]
+    colors[:2] = 0  # unlabelled and background stay black
+    out = np.take(colors, np.maximum(markers, 0), axis=0)
     out[markers == -1] = (255, 255, 255)
-    return ToolOutput(out, {"count": len(segments), "segments": segments[:MAX_ITEMS]}, "rgb")
+    return ToolOutput(out, {"count": kept, "segments": segments}, "rgb")
 
 
 @_tool("grabcut", "feature_extraction",
@@ -793,6 +817,7 @@ def grabcut(image: np.ndarray, cs: str, mode: str, box: list[int] | None, iterat
         rect = (int(w * margin), int(h * margin), max(1, int(w * (1 - 2 * margin))), max(1, int(h * (1 - 2 * margin))))
     if w < 3 or h < 3:
         raise ToolError("bad_parameter", f"grabcut: the image is {w}×{h}; it needs at least 3×3 pixels.")
+    _check_cost("grabcut", w * h, GRABCUT_MAX_PIXELS, f"a {w}×{h} image")
     mask = np.zeros((h, w), np.uint8)
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     cv2.grabCut(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), mask, rect, bgd, fgd, iterations, cv2.GC_INIT_WITH_RECT)
@@ -847,11 +872,11 @@ def connected_components(image: np.ndarray, cs: str, method: str, threshold_valu
     if invert:
         mask = cv2.bitwise_not(mask)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=connectivity)
-    items = _component_list(stats, centroids, min_area)
-    colors = _label_colors(count + 1)
+    kept, items = _component_list(stats, centroids, min_area)
+    colors = _label_colors(count)
     colors[0] = 0
-    out = colors[labels]
-    return ToolOutput(out, {"count": len(items), "components": items[:MAX_ITEMS]}, "rgb")
+    out = np.take(colors, labels, axis=0)
+    return ToolOutput(out, {"count": kept, "components": items}, "rgb")
 
 
 @_tool("features", "feature_extraction",
@@ -900,7 +925,7 @@ def hough_lines(image: np.ndarray, cs: str, threshold: int, min_line_length: flo
         lines.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "length": _r(length), "angle": _r(angle)})
     lines.sort(key=lambda d: (-d["length"], d["y1"], d["x1"]))
     out = to_rgb_space(image, cs)
-    for d in lines:
+    for d in lines[:MAX_ITEMS]:
         cv2.line(out, (d["x1"], d["y1"]), (d["x2"], d["y2"]), (255, 0, 0), 2, cv2.LINE_AA)
     return ToolOutput(out, {"count": len(lines), "lines": lines[:MAX_ITEMS]}, "rgb")
 
@@ -965,18 +990,17 @@ def dft(image: np.ndarray, cs: str, peaks: int) -> ToolOutput:
     out = cv2.normalize(logmag, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     h, w = magnitude.shape
     cy, cx = h // 2, w // 2
-    search = magnitude.copy()
-    search[cy, cx] = 0
-    found = []
-    # Half-plane only: a real image's spectrum is symmetric, so each frequency is reported once.
-    half = search.copy()
+    # Half-plane only (a real image's spectrum is symmetric, so each frequency is reported once), DC excluded.
+    half = magnitude.copy()
     half[:cy, :] = 0
-    half[cy, :cx] = 0
-    order = np.argsort(half, axis=None)[::-1][:peaks]
-    for flat in order:
-        v, u = divmod(int(flat), w)
-        if half[v, u] <= 0:
+    half[cy, : cx + 1] = 0
+    flat = half.ravel()
+    top = np.argpartition(flat, -peaks)[-peaks:] if 0 < peaks < flat.size else np.arange(flat.size if peaks else 0)
+    found = []
+    for index in sorted(top.tolist(), key=lambda i: (-flat[i], i)):
+        if flat[index] <= 0:
             break
+        v, u = divmod(int(index), w)
         found.append({"u": u - cx, "v": v - cy, "magnitude": _r(float(magnitude[v, u]), 1)})
     return ToolOutput(out, {"dc": _r(float(magnitude[cy, cx]), 1), "peaks": found}, "gray")
 
