@@ -1039,3 +1039,50 @@ def test_evaluate_dereferences_loop_variables_and_plurals(host: AppleScriptHost)
     assert evaluate("repeat with x in {7, 8}\nreturn x\nend repeat", host) == 7
     names = evaluate('tell application "Notes" to get name of every note', host)
     assert type(names) is list and names == ["Groceries", "Project Ideas", "Todo"]
+
+
+# ------------------------------------------------------------------------------------ parse trees
+def _expr(src: str, host: AppleScriptHost | None = None):  # type: ignore[no-untyped-def]
+    from mmenvs.macagent.applescript import compile_script
+    script = compile_script(src, host or AppleScriptHost())
+    return script.body[-1].expr  # type: ignore[attr-defined]
+
+
+def compile_script_body(src: str, host: AppleScriptHost):  # type: ignore[no-untyped-def]
+    from mmenvs.macagent.applescript import compile_script
+    return compile_script(src, host).body[0]
+
+
+def test_parse_precedence_and_reference_shapes(host: AppleScriptHost) -> None:
+    from mmenvs.macagent.applescript import nodes as N
+    e = _expr('"a" & 1 as text')             # `as` binds looser than `&`
+    assert isinstance(e, N.Coerce) and isinstance(e.operand, N.Chain) and e.operand.rest[0][0] == "&"
+    e = _expr("not 1 = 2")                    # `not` binds looser than `=`
+    assert isinstance(e, N.Unary) and e.op == "not" and isinstance(e.operand, N.Chain)
+    e = _expr("1 + 2 * 3 ^ 2")
+    assert isinstance(e, N.Chain) and e.rest[0][0] == "+" and e.rest[0][1].rest[0][0] == "*"
+    src = 'tell application "Notes" to name of note 1 of folder "Work"'
+    tell = compile_script_body(src, host)
+    prop = tell.body[0].expr
+    assert isinstance(prop, N.Prop) and prop.name == "name"
+    assert isinstance(prop.container, N.Elements) and prop.container.cls == "note"
+    assert isinstance(prop.container.container, N.Elements) and prop.container.container.cls == "folder"
+    # `whose` attaches to the plural reference, not to its container
+    tell = compile_script_body('tell application "Notes" to name of every note of folder "Work" whose name is "a"', host)
+    notes_ref = tell.body[0].expr.container
+    assert notes_ref.cls == "note" and notes_ref.filter is not None and notes_ref.container.filter is None
+    # multi-word dictionary terms
+    tell = compile_script_body('tell application "Reminders" to due date of reminder 1', host)
+    assert tell.body[0].expr.name == "due date"
+    # possessive chains read right to left
+    e = _expr("s's length's class")
+    assert isinstance(e, N.Prop) and e.name == "class" and e.container.name == "length"
+
+
+
+def test_parse_handlers_and_properties_are_collected() -> None:
+    from mmenvs.macagent.applescript import compile_script
+    script = compile_script("property a : 1\non f(x, y)\nreturn x\nend f\nto g()\nend g\nf(1, 2)", AppleScriptHost())
+    assert set(script.handlers) == {"f", "g"} and script.handlers["f"].params == ["x", "y"]
+    assert [p.name for p in script.properties] == ["a"]
+    assert len(script.body) == 1
