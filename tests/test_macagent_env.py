@@ -320,6 +320,18 @@ def test_screenshots_enter_the_image_store_when_the_screen_changes(env):
     assert info["images"] == ["img_1"] and env.images.get("img_1").shape == (200, 320, 3)
 
 
+def test_screenshots_can_stay_out_of_the_store(task_dir):
+    env = MacAgentEnv(backend=FakeBackend(), tasks=task_dir, store_screenshots=False)
+    try:
+        obs, info = env.reset(options={"task_id": "fake-note-gui-v0"})
+        first = obs["image"].copy()
+        obs, _, _, _, info = env.step({"action_type": "TYPING", "text": "abcdefgh"})
+        assert info["images"] == [] and len(env.images) == 0
+        assert not np.array_equal(obs["image"], first)  # the observation still shows the new screen
+    finally:
+        env.close()
+
+
 def test_step_cap_and_determinism(task_dir):
     env = MacAgentEnv(backend=FakeBackend(), tasks=task_dir)
     other = MacAgentEnv(backend=FakeBackend(), tasks=task_dir)

@@ -18,7 +18,9 @@ PAPER_VM_START_MS = 30_000.0
 def _env() -> Any:
     from mmenvs.macagent.env import MacAgentEnv
 
-    return MacAgentEnv()
+    # A high step cap: a measured batch must never run into the end of the episode (ended episodes
+    # answer instantly); screenshots stay out of the image store so a long batch does not grow memory.
+    return MacAgentEnv(max_steps=10_000, store_screenshots=False)
 
 
 def _reset_rows(env: Any) -> list[dict[str, Any]]:
@@ -48,6 +50,7 @@ def _gui_rows(env: Any) -> list[dict[str, Any]]:
         env.step({"action_type": "MOVE_TO", "x": x, "y": y})
 
     dict_row = timing_row("macagent: GUI step (computer-use MOVE_TO) + 1280x800 screenshot + a11y", measure(move, repeat=60), target_ms=10.0)
+    env.reset(options={"task_id": env.task_ids()[0]})
 
     def pyautogui_click() -> None:
         x, y = points[state["i"] % 2]
@@ -55,9 +58,12 @@ def _gui_rows(env: Any) -> list[dict[str, Any]]:
         env.step(f"```python\nimport pyautogui\npyautogui.moveTo({x}, {y})\n```")
 
     code_row = timing_row("macagent: GUI step (pyautogui code, literal args) + screenshot + a11y", measure(pyautogui_click, repeat=60), target_ms=10.0)
+    env.reset(options={"task_id": env.task_ids()[0]})
 
     def sandboxed() -> None:
-        env.step("```python\nimport pyautogui\nfor _ in range(2):\n    pyautogui.moveTo(*pyautogui.position())\n```")
+        x, y = points[state["i"] % 2]
+        state["i"] += 1
+        env.step(f"```python\nimport pyautogui\nfor _ in range(2):\n    pyautogui.moveTo({x}, {y})\n```")
 
     sandbox_row = timing_row("macagent: GUI step (pyautogui code through the Python sandbox)", measure(sandboxed, repeat=20), note="code with loops or variables runs in the sandbox; straight-line calls skip it")
     return [dict_row, code_row, sandbox_row]

@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from gymnasium import spaces
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, load_json, registry_path
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, letterbox, load_json, registry_path
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, read_checkpoint
@@ -47,6 +47,15 @@ def _mmenvs_pyautogui():
 _mmenvs_pyautogui()
 del _mmenvs_pyautogui
 """
+
+
+def _same_pixels(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two frames hold the same pixels (compared as 64-bit words when the size allows: ~10x faster)."""
+    if a.shape != b.shape:
+        return False
+    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
+        return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
+    return bool(np.array_equal(a, b))
 
 
 class MacAgentEnv(MMEnv):
@@ -96,8 +105,9 @@ class MacAgentEnv(MMEnv):
     "train"), ``tasks`` (a folder or file of task JSON instead of the shipped suite), ``screen_size``
     ((width, height) of the simulated screen, default (1280, 800)), ``obs_size`` ((height, width) of
     the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
-    True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``reward_mode``,
-    ``render_mode``, ``max_steps``.
+    True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``store_screenshots``
+    (default True: every new screen goes into ``env.images``; False keeps only the current one, for
+    long RL runs where 3 MB a step adds up), ``reward_mode``, ``render_mode``, ``max_steps``.
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -120,6 +130,7 @@ class MacAgentEnv(MMEnv):
         a11y: bool = True,
         shell_timeout: float = 10.0,
         python_timeout: float = 10.0,
+        store_screenshots: bool = True,
         **kwargs: Any,
     ) -> None:
         if suite not in SUITES:
@@ -128,6 +139,7 @@ class MacAgentEnv(MMEnv):
         self.use_a11y = bool(a11y)
         self.shell_timeout = float(shell_timeout)
         self.python_timeout = float(python_timeout)
+        self.store_screenshots = bool(store_screenshots)
         self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
         self._variants: dict[str, tuple[SeedTask, int]] = {
             vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())
@@ -141,6 +153,9 @@ class MacAgentEnv(MMEnv):
         self._ctx = GetterContext(self.backend, shell_timeout=self.shell_timeout)
         self._sandbox: Any = None
         self._screen: np.ndarray | None = None
+        self._raw: Any = None  # the last array the backend returned (identity tells an unchanged screen)
+        self._obs_source: np.ndarray | None = None
+        self._obs_image: np.ndarray | None = None
         self._screen_dirty = True
         self._a11y = ""
         self._baselines: dict[str, Any] = {}
@@ -209,6 +224,7 @@ class MacAgentEnv(MMEnv):
 
     # ------------------------------------------------------------------ episode
     def begin(self, task: MacTask) -> str:
+        self._screen, self._raw, self._obs_source = None, None, None
         set_pages = getattr(self.backend, "set_web_pages", None)
         if set_pages is not None:
             set_pages(task.web_pages)
@@ -315,15 +331,28 @@ class MacAgentEnv(MMEnv):
     def _refresh_screen(self) -> None:
         if not self._screen_dirty:
             return
-        screen = np.asarray(self.backend.screenshot(), dtype=np.uint8)
-        if self._screen is None or screen.shape != self._screen.shape or not np.array_equal(screen, self._screen):
-            self._screen = screen
-            self.images.add(screen, op="screenshot")
-        elif not len(self.images):
-            self.images.add(screen, op="screenshot")
+        self._screen_dirty = False
+        raw = self.backend.screenshot()
+        if raw is self._raw and self._screen is not None:
+            return  # the backend handed back its cached frame: nothing on screen changed
+        self._raw = raw
+        screen = np.asarray(raw, dtype=np.uint8)
+        changed = self._screen is None or not _same_pixels(screen, self._screen)
+        if changed:
+            self._screen = screen.copy()  # the backend may reuse its buffer for a later frame
+        if self.store_screenshots and (changed or not len(self.images)):
+            self.images.add(self._screen, op="screenshot")
         if self.use_a11y:
             self._a11y = self._scrub(self.backend.accessibility_tree())
-        self._screen_dirty = False
+
+    def _observation(self, text: str) -> dict[str, Any]:
+        # As MMEnv's, with the letterboxed image cached per screen: most steps leave the screen as it was.
+        frame = self.frame()
+        if frame is not self._obs_source:
+            self._obs_source, self._obs_image = frame, letterbox(frame, self.obs_size)
+        observation = {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
+        observation.update(self.extra_observation())
+        return observation
 
     def frame(self) -> np.ndarray | None:
         if self.task is None:
