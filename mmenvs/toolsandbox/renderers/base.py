@@ -453,13 +453,16 @@ def degrade(
     alpha = 1.0 - d * (0.35 + 0.3 * u[2])
     beta = (u[3] * 2 - 1) * 25.0 * d
     out = _contrast(out, alpha, beta)
+    quality = int(round(92 - 62 * d * (0.5 + 0.5 * u[7])))
     if mode == "digital":
-        f = 1.0 - 0.45 * d * u[5]  # downscale then upscale: a screenshot that was resized and re-shared
+        # a screenshot that was shrunk, compressed when shared, and shown at its old size again
+        f = 1.0 - 0.45 * d * u[5]
         small = cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
-        out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+        return cv2.resize(_jpeg(small, quality), (w, h), interpolation=cv2.INTER_LINEAR), boxes
     else:
         sigma = (0.3 + 0.9 * u[5]) * d
-        out = cv2.GaussianBlur(out, (0, 0), sigmaX=sigma)
+        k = 3 if sigma < 0.8 else 5  # a small fixed kernel: OpenCV's default size for these sigmas is 2x wider for no visible gain
+        out = cv2.GaussianBlur(out, (k, k), sigmaX=sigma)
         # sensor noise (grey, per pixel) and, for photos, a soft linear shadow, added in one int16 pass
         noise_sd = (4.0 + 8.0 * u[6]) * d
         field = _noise_field(h, w, rng)
@@ -470,11 +473,15 @@ def degrade(
             field += shadow * np.float32(-12.0 * d) - np.float32(24.0 * d)  # darker towards one side
         f16 = field.astype(np.int16)
         out = cv2.add(out, cv2.merge([f16, f16, f16]), dtype=cv2.CV_8U)  # saturating
-    quality = int(round(92 - 62 * d * (0.5 + 0.5 * u[7])))
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(out, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if ok:
-        out = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-    return out, boxes
+    return _jpeg(out, quality), boxes
+
+
+def _jpeg(rgb: np.ndarray, quality: int) -> np.ndarray:
+    """Round-trip through JPEG at ``quality`` (blocking and ringing artefacts)."""
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:  # OpenCV's JPEG encoder only fails on invalid input, which a rendered RGB image is not
+        raise RuntimeError(f"JPEG encoding failed for an image of shape {rgb.shape}")
+    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
 def _fit_size(arr: np.ndarray, boxes: dict[str, Box], size: tuple[int, int]) -> tuple[np.ndarray, dict[str, Box]]:

@@ -108,7 +108,7 @@ def render_bar_chart(rng: np.random.Generator, *, facts: dict | None = None, dif
             cv.text((left - 8, yy), number(round(t, 2)), small, grey, anchor="rm")
             t += step
         if facts.get("y_label"):
-            cv.text((14, (y0 + y1) // 2), facts["y_label"], small, grey, key="y_label", anchor="lm")
+            cv.text((left - 8, y0 - 16), facts["y_label"], small, grey, key="y_label", anchor="rm")
         slot = (right - left) / len(data)
         bw = slot * float(rng.uniform(0.5, 0.72))
         for i, item in enumerate(data):

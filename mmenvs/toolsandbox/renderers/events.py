@@ -12,7 +12,7 @@ from mmenvs.core.fonts import font
 from . import sampling as S
 from . import vocab
 from .base import (
-    Canvas, Rendered, Supersampled, as_number, date_text, finish, fit_font, gradient, ink_on, money, pick, prepare, shade,
+    Canvas, Rendered, Supersampled, as_number, date_text, finish, fit_font, gradient, ink_on, money, pick, prepare, sample_without, shade,
     time_text, wrap,
 )
 
@@ -129,9 +129,8 @@ def render_event_poster(rng: np.random.Generator, *, facts: dict | None = None, 
     n_distr = int(round(d * 2 + rng.uniform(0, 1)))
     extras = ("All ages welcome", "Doors open 30 minutes early", "Sponsored by Brightwater Realty", "Limited seating",
               "#liveandlocal", "Food trucks on site", "No refunds")
-    for s in [pick(rng, extras) for _ in range(n_distr)]:
-        cv.text((W - m, 22 + 20 * n_distr), s, font(12, family, italic=True), ink, anchor="ra", distractor=True)
-        n_distr -= 1
+    for j, s in enumerate(sample_without(rng, extras, n_distr)):
+        cv.text((W - m, 22 + 20 * j), s, font(12, family, italic=True), ink, anchor="ra", distractor=True)
     return finish("event_poster", cv, facts, rng, d, size, "photo", surface=pick(rng, ((150, 140, 128), (90, 86, 80), (176, 168, 150))))
 
 
