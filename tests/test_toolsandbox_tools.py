@@ -115,6 +115,15 @@ def test_catalogue_schemas_are_valid(toolset: str) -> None:
         _check_schema(spec["parameters"], spec["name"])
 
 
+def test_catalogue_can_lead_with_meta_tools() -> None:
+    specs = tool_catalog("mini", meta=("search_tools", "execute_code"))
+    assert [s["name"] for s in specs[:2]] == ["search_tools", "execute_code"] and len(specs) == len(tool_catalog("mini")) + 2
+    assert specs[0]["parameters"]["required"] == ["query"]
+    _check_schema(specs[1]["parameters"], "execute_code")
+    with pytest.raises(ValueError, match="unknown meta tools"):
+        tool_catalog("full", meta=("teleport",))
+
+
 def test_toolset_sizes_and_full_coverage() -> None:
     sizes = {t: len(tool_catalog(t)) for t in TOOLSETS}
     assert sizes["full"] >= 511

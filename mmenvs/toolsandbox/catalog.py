@@ -147,9 +147,18 @@ def full_name_map(toolset: str) -> dict[str, str]:
     return mapping
 
 
-def tool_catalog(toolset: str = "full") -> list[dict[str, Any]]:
-    """Specs of a toolset: ``[{name, app, description, parameters (JSON schema)}]``."""
-    return [t.spec() for t in toolset_tools(toolset).values()]
+def tool_catalog(toolset: str = "full", *, meta: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Specs of a toolset: ``[{name, app, description, parameters (JSON schema)}]``.
+
+    ``meta`` adds the env-run meta tools first, e.g. ``("search_tools", "execute_code")`` for tool mode.
+    """
+    from .meta import EXECUTE_TOOL, SEARCH_TOOL
+
+    known = {"search_tools": SEARCH_TOOL, "execute_code": EXECUTE_TOOL}
+    unknown = [m for m in meta if m not in known]
+    if unknown:
+        raise ValueError(f"unknown meta tools {unknown}; choose from {', '.join(known)}")
+    return [known[m].spec() for m in meta] + [t.spec() for t in toolset_tools(toolset).values()]
 
 
 __all__ = ["TOOLSETS", "full_name_map", "full_tools", "merge_tools", "tool_catalog", "toolset_tools"]

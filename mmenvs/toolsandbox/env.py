@@ -18,7 +18,8 @@ from .schema import column_kinds
 from .rouge import rouge_l_text
 from .scoring import score_entity_diff, snapshot
 from .search import ToolSearch
-from .tools import Tool, make_tool
+from .meta import EXECUTE_TOOL, SEARCH_TOOL
+from .tools import Tool
 from .user import ScriptedUser, UserMessage, UserSimulator
 from .world import ToolError, World
 
@@ -35,34 +36,6 @@ _TOOL_PREAMBLE = (
     "the user. Start with search_tools (query words match tool names, apps and descriptions); execute_code runs Python "
     "in a sandbox where tools are functions."
 )
-
-
-def search_tools(world: World, query: str, page: int = 0, page_size: int = 5) -> dict[str, Any]:
-    """Find tools by keywords; the tools found become callable (your working set holds the 100 most recently used).
-
-    Scores each query word: +2 when it is in a tool's name, +1.5 in its app, +1 in its description.
-
-    Args:
-        query: keywords, e.g. "send message" or "calendar create event"
-        page: result page (5 results a page by default)
-        page_size: results per page (1-20)
-    """
-    raise RuntimeError("search_tools is run by the environment")  # the env binds it to its ToolSearch
-
-
-def execute_code(world: World, code: str) -> dict[str, Any]:
-    """Run Python code in the sandboxed interpreter, where every tool in your working set is a function.
-
-    Variables persist between calls; print what you want to see.
-
-    Args:
-        code: Python source to run
-    """
-    raise RuntimeError("execute_code is run by the environment")
-
-
-SEARCH_TOOL: Tool = make_tool(search_tools, "meta", kind="read")
-EXECUTE_TOOL: Tool = make_tool(execute_code, "meta")
 
 
 class MMToolSandboxEnv(MMEnv):
