@@ -130,7 +130,6 @@ class Command(Node):
     direct: Node | None
     params: dict[str, Node] = field(default_factory=dict)
     cls: str | None = None   # make new <cls>
-    app_command: bool = False
 
 
 # ----------------------------------------------------------------------------- statements

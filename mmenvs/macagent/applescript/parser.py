@@ -1253,8 +1253,7 @@ class Parser:
                     break
                 continue
             break
-        return N.Command(start, self.prev_end(), key, direct, params,
-                         app_command=key not in BUILTIN_COMMANDS or key in STANDARD_COMMANDS)
+        return N.Command(start, self.prev_end(), key, direct, params)
 
 
 def parse(source: str, terminology: Callable[[str], Terminology | None] | None = None,
