@@ -363,3 +363,18 @@ def test_guardrail_violation_zeroes_f1() -> None:
         assert info["entity_f1_measured"] == pytest.approx(1.0) and info["entity_f1"] == pytest.approx(expected)
         assert info["guardrail_violations"] == 1 and reward == pytest.approx(expected)
         env.close()
+
+
+def test_scenario_images_load_from_files(tmp_path) -> None:
+    from PIL import Image
+
+    picture = tmp_path / "card.png"
+    Image.new("RGB", (64, 32), (10, 200, 30)).save(picture)
+    data = _valid()
+    data["images"]["card"] = str(picture)  # absolute here; relative paths resolve inside registry/
+    scenario = load_scenario(data)
+    pixels = scenario.pixels()[0]
+    assert pixels.shape == (32, 64, 3) and tuple(pixels[0, 0]) == (10, 200, 30)
+    data["images"]["card"] = {"path": "toolsandbox/no_such.png"}
+    with pytest.raises(ValueError, match=r"field 'images.card': cannot read image file"):
+        load_scenario(data).pixels()
