@@ -627,7 +627,7 @@ class Interpreter:
         if name == "text item delimiters":
             return list(self.tid) if len(self.tid) != 1 else self.tid[0]
         if name == "clipboard":
-            return getattr(self.host, "clipboard", "")
+            return self.host_call(self.host.get_clipboard)
         if name in ("name",) and name not in self.globals and name not in self.properties:
             return "osascript"
         return self.get_var(name, name)
@@ -1006,11 +1006,7 @@ class Interpreter:
             self.tid = [coerce(v, "text") for v in items] or [""]
             return
         if name == "clipboard":
-            setter = getattr(self.host, "set_clipboard", None)
-            if setter is not None:
-                setter(self.unwrap(value))
-            else:
-                self.host.clipboard = value  # type: ignore[attr-defined]
+            self.host_call(self.host.set_clipboard, self.unwrap(value))
             return
         self.set_var(name, value)
 

@@ -472,6 +472,7 @@ class AppleScriptHost:
         self.limits = limits or Limits()
         self.rng = random.Random(seed)
         self.logs: list[str] = []
+        self.clipboard: Any = ""
         self.notifications: list[tuple[str, str | None, str | None]] = []
         self.keystrokes: list[tuple[str, Any, list[str]]] = []
 
@@ -525,6 +526,14 @@ class AppleScriptHost:
             raise AppleScriptError(f"Can’t get POSIX file \"{path}\": this host has no file system.",
                                    ERR_NO_SUCH_OBJECT)
         return bool(self._path_exists(path))
+
+    def get_clipboard(self) -> Any:
+        """``the clipboard`` (override to share the desktop's pasteboard)."""
+        return self.clipboard
+
+    def set_clipboard(self, value: Any) -> None:
+        """``set the clipboard to …``."""
+        self.clipboard = value
 
     def log(self, text: str) -> None:
         self.logs.append(text)
