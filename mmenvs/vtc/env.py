@@ -12,8 +12,8 @@ import numpy as np
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, ImageNotFound, MMEnv, extract_answer, extract_code, load_json, parse_tool_call
 
 from .generators import CATEGORIES, GENERATORS, generate, sample_problem, train_params
-from .problems import LETTERS, Problem, answer_from_value, evaluate_expr, load_suite, load_tsv, problem_from_dict, problem_image, resolve_arguments
-from .scoring import chain_metrics, effective_calls, is_correct
+from .problems import LETTERS, TABLE_ORDER, Problem, answer_from_value, evaluate_expr, load_suite, load_tsv, problem_from_dict, problem_image, resolve_arguments
+from .scoring import aggregate, chain_metrics, effective_calls, is_correct, per_category, tool_usage
 from .tools import TOOLS, ToolCallResult, ToolError, call_tool
 
 MODES = ("tool", "code")
@@ -226,6 +226,32 @@ class VTCBenchEnv(MMEnv):
         metrics["category"] = problem.category
         return Evaluation(float(correct), correct, {"answer": self._answer, "correct": correct, "tool_calls": [dict(c) for c in self._calls],
                                                     "effective_chain": effective, "chain_metrics": metrics})
+
+    @classmethod
+    def summarize_episodes(cls, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The paper's tables for ``mmenvs eval``: Table 4 (APR by category), Table 5 (TCR, APR, all and
+        effective calls, unique tools, MAE, Eff_tool) and the tool-usage distribution (Fig. 6)."""
+        episodes = []
+        for record in records:
+            metrics = (record.get("final_info") or {}).get("chain_metrics")
+            if isinstance(metrics, dict):
+                category = (record.get("task_meta") or {}).get("category", metrics.get("category"))
+                episodes.append({"correct": bool(record.get("success")), "category": category, "chain_metrics": metrics})
+        if not episodes:
+            return {}
+        categories = per_category(episodes)
+        table4 = {"APR": {"Overall": categories.pop("overall"), **{short: categories[key] for key, short in TABLE_ORDER if key in categories}}}
+        stats = aggregate(episodes)
+        table5 = {"all episodes": {"TCR": stats["TCR"], "APR": stats["APR"], "All Avg.T.": stats["avg_calls"], "All Uniq.T.": stats["avg_unique_tools"],
+                                   "All MAE": stats["MAE_all"], "Eff. Avg.T.": stats["avg_effective_calls"],
+                                   "Eff. Uniq.T.": stats["avg_unique_effective_tools"], "Eff. MAE": stats["MAE_effective"], "Eff. (%)": stats["Eff_tool"]}}
+        usage = tool_usage(episodes)
+        total = sum(usage.values()) or 1
+        table6 = {tool: {"calls": count, "share_%": 100.0 * count / total} for tool, count in usage.most_common()}
+        tables = {"VTC-Bench Table 4: APR (%) by category": table4, "VTC-Bench Table 5: tool use": table5}
+        if table6:
+            tables["VTC-Bench Fig. 6: tool usage"] = table6
+        return {"tables": tables, "vtc": stats}
 
     # ------------------------------------------------------------------ code mode
     def _start_sandbox(self) -> None:
