@@ -1086,3 +1086,29 @@ def test_parse_handlers_and_properties_are_collected() -> None:
     assert set(script.handlers) == {"f", "g"} and script.handlers["f"].params == ["x", "y"]
     assert [p.name for p in script.properties] == ["a"]
     assert len(script.body) == 1
+
+
+def test_system_events_desktop_picture_and_process_visibility() -> None:
+    hidden: list[str] = []
+    wallpaper: dict = {"picture": "/System/Library/Desktop Pictures/A.heic", "display name": "Built-in"}
+    host = AppleScriptHost()
+    host._apps["System Events"] = SystemEventsApp(  # type: ignore[index]
+        host, processes=lambda: [{"name": "Notes", "frontmost": False, "visible": True}], hide=hidden.append,
+        desktop=wallpaper)
+    run('tell application "System Events" to set picture of every desktop to "/Users/user/Pictures/b.jpg"', host)
+    assert wallpaper["picture"] == "/Users/user/Pictures/b.jpg"
+    run('tell application "System Events" to tell current desktop to set picture to POSIX file "/tmp/c.png"', host)
+    assert run('tell application "System Events" to get picture of desktop 1', host) == "/tmp/c.png"
+    run('tell application "System Events" to set visible of process "Notes" to false', host)
+    assert hidden == ["Notes"]
+
+
+def test_app_commands_keep_their_dictionary_spelling() -> None:
+    seen: list[tuple] = []
+    safari = RecordStoreApp("Safari", [ClassSpec("document", properties={"name": ""})], app_elements=("document",),
+                            commands={"do JavaScript": lambda app, d, p: seen.append((d, p)) or "42"},
+                            command_params={"do JavaScript": ("in",)})
+    safari.add("document", {"name": "d"})
+    out = run('tell application "Safari" to do JavaScript "1 + 1" in document 1', AppleScriptHost({"Safari": safari}))
+    assert out == "42"
+    assert seen == [("1 + 1", {"in": ObjectRef("document", "1")})]

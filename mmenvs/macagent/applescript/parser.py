@@ -1253,7 +1253,8 @@ class Parser:
                     break
                 continue
             break
-        return N.Command(start, self.prev_end(), key, direct, params)
+        # builtins dispatch on their lower-case key; app commands keep the dictionary's spelling
+        return N.Command(start, self.prev_end(), key if key in BUILTIN_COMMANDS else name, direct, params)
 
 
 def parse(source: str, terminology: Callable[[str], Terminology | None] | None = None,

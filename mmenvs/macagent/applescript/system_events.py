@@ -6,7 +6,10 @@ The desktop owns the state; this app only exposes it to AppleScript:
   preferences (``highlight color``, ``font smoothing``, ``scroll bar action`` …);
 * ``processes`` — a callable returning the running apps as dicts with ``name``, ``frontmost``,
   ``visible`` and optionally ``bundle identifier``;
-* ``activate`` — called with an app name when a script sets ``frontmost`` of a process to true;
+* ``activate`` — called with an app name when a script sets ``frontmost`` (or ``visible``) of a
+  process to true; ``hide`` when it sets ``visible`` to false;
+* ``desktop`` — a mutable mapping for ``desktop 1``/``current desktop``: ``picture`` (the wallpaper's
+  POSIX path; a ``POSIX file`` is accepted too) and ``display name``;
 * ``keystroke`` / ``key code`` go to the host's ``keystroke`` / ``key_code`` callbacks.
 """
 
@@ -17,9 +20,10 @@ from typing import Any
 
 from .errors import ERR_CANT_SET, ERR_NO_SUCH_OBJECT, AppleScriptError
 from .model import STANDARD_COMMANDS, AppleScriptHost, ObjectRef, ScriptableAppBase, Terminology
-from .values import Constant, source_form
+from .values import Constant, FileRef, source_form
 
 APPEARANCE = ObjectRef("appearance preferences object", "appearance preferences")
+DESKTOP = ObjectRef("desktop", 1)
 _PROCESS_PROPS = ("name", "frontmost", "visible", "bundle identifier", "displayed name", "unix id",
                   "background only")
 
@@ -31,23 +35,33 @@ class SystemEventsApp(ScriptableAppBase):
 
     def __init__(self, host: AppleScriptHost, appearance: MutableMapping[str, Any] | None = None,
                  processes: Callable[[], list[dict[str, Any]]] | None = None,
-                 activate: Callable[[str], None] | None = None) -> None:
+                 activate: Callable[[str], None] | None = None,
+                 hide: Callable[[str], None] | None = None,
+                 desktop: MutableMapping[str, Any] | None = None) -> None:
         self.host = host
         self.appearance: MutableMapping[str, Any] = appearance if appearance is not None else {
             "dark mode": False, "highlight color": "blue", "font smoothing": True,
             "scroll bar action": Constant("jump to next page")}
         self._processes = processes or (lambda: [])
         self._activate = activate
+        self._hide = hide
+        # the (single) display's desktop: ``picture`` is the wallpaper's POSIX path
+        self.desktop: MutableMapping[str, Any] = desktop if desktop is not None else {
+            "picture": "/System/Library/Desktop Pictures/Sequoia.heic", "display name": "Built-in Display"}
         self.terminology = Terminology(
             classes={"process": "processes", "application process": "application processes",
-                     "appearance preferences object": "appearance preferences objects"},
+                     "appearance preferences object": "appearance preferences objects",
+                     "desktop": "desktops"},
             properties=frozenset({"appearance preferences", "dark mode", "highlight color", "font smoothing",
                                   "scroll bar action", "name", "frontmost", "visible", "bundle identifier",
-                                  "displayed name", "unix id", "version", "background only"}),
+                                  "displayed name", "unix id", "version", "background only", "picture",
+                                  "display name", "current desktop"}),
             commands={**STANDARD_COMMANDS, "keystroke": ("using",), "key code": ("using",)},
             constants=frozenset({"jump to here", "jump to next page"}))
 
     def describe(self, obj: ObjectRef) -> str:
+        if obj == DESKTOP:
+            return 'desktop 1 of application "System Events"'
         if obj == APPEARANCE:
             return 'appearance preferences of application "System Events"'
         return f'{obj.cls} {source_form(obj.id)} of application "System Events"'
@@ -58,6 +72,8 @@ class SystemEventsApp(ScriptableAppBase):
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
         if container is None and cls in ("process", "application process"):
             return [ObjectRef(cls, p["name"]) for p in self._procs()]
+        if container is None and cls == "desktop":
+            return [DESKTOP]
         return super().elements(container, cls)
 
     def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
@@ -71,6 +87,8 @@ class SystemEventsApp(ScriptableAppBase):
         if obj is None:
             if prop == "appearance preferences":
                 return APPEARANCE
+            if prop == "current desktop":
+                return DESKTOP
             if prop == "name":
                 return self.name
             if prop == "version":
@@ -80,6 +98,12 @@ class SystemEventsApp(ScriptableAppBase):
             if prop in self.appearance:
                 return self.appearance[prop]
             raise AppleScriptError(f"Can’t get {prop} of appearance preferences.", ERR_NO_SUCH_OBJECT)
+        if obj == DESKTOP:
+            if prop == "name":
+                return self.desktop.get("display name", "")
+            if prop in self.desktop:
+                return self.desktop[prop]
+            raise AppleScriptError(f"Can’t get {prop} of desktop 1.", ERR_NO_SUCH_OBJECT)
         for p in self._procs():
             if p["name"] == obj.id:
                 if prop in p:
@@ -99,8 +123,20 @@ class SystemEventsApp(ScriptableAppBase):
                 raise AppleScriptError(f"Can’t make {source_form(value)} into type boolean.", -1700)
             self.appearance[prop] = value
             return
-        if obj is not None and obj.cls in ("process", "application process") and prop == "frontmost":
-            if value is True and self._activate is not None:
+        if obj == DESKTOP and prop == "picture":
+            path = value.path if isinstance(value, FileRef) else value
+            if not isinstance(path, str):
+                raise AppleScriptError(f"Can’t make {source_form(value)} into type file.", -1700)
+            self.desktop["picture"] = path
+            return
+        if obj is not None and obj.cls in ("process", "application process"):
+            if prop == "frontmost" and value is True and self._activate is not None:
+                self._activate(str(obj.id))
+                return
+            if prop == "visible" and value is False and self._hide is not None:
+                self._hide(str(obj.id))
+                return
+            if prop == "visible" and value is True and self._activate is not None:
                 self._activate(str(obj.id))
                 return
         target = "application" if obj is None else self.describe(obj)
