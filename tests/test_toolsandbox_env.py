@@ -378,3 +378,16 @@ def test_scenario_images_load_from_files(tmp_path) -> None:
     data["images"]["card"] = {"path": "toolsandbox/no_such.png"}
     with pytest.raises(ValueError, match=r"field 'images.card': cannot read image file"):
         load_scenario(data).pixels()
+
+
+def test_agent_actions_record_calls_results_and_code(code_env: MMToolSandboxEnv, tool_env: MMToolSandboxEnv) -> None:
+    tool_env.reset(options={"task_id": "contacts_business_card"})
+    tool_env.step({"name": "search_tools", "arguments": {"query": "create contact"}})
+    tool_env.step({"name": "contacts_create_contact", "arguments": {"name": "X", "phone_number": "nope"}})
+    actions = tool_env.agent_actions
+    assert [a["name"] for a in actions] == ["search_tools", "contacts_create_contact"]
+    assert "result" in actions[0] and "not a valid phone number" in actions[1]["error"]
+    code_env.reset(options={"task_id": "contacts_business_card"})
+    code_env.step("```python\nprint(get_image_size('img_0'))\n```")
+    (run,) = code_env.agent_actions
+    assert run["type"] == "code" and run["tool_calls"][0]["name"] == "get_image_size" and run["tool_calls"][0]["ok"] is False

@@ -126,6 +126,7 @@ class MMToolSandboxEnv(MMEnv):
         self._oracle_cursor = 0
         self._shown_count = 0
         self._transcript: list[dict[str, Any]] = []
+        self._actions: list[dict[str, Any]] = []
         self._pristine = True
         self._evaluated_at = -1
         self._obs_image_key: str | None = "none"
@@ -187,6 +188,7 @@ class MMToolSandboxEnv(MMEnv):
         self._oracle_cursor = 0
         self._shown_count = 0
         self._transcript = []
+        self._actions: list[dict[str, Any]] = []
         if self._sandbox is not None:
             self._sandbox.reset()
         first = self.user.start(task)
@@ -245,8 +247,10 @@ class MMToolSandboxEnv(MMEnv):
         try:
             result = self._call(call.name, call.arguments)
         except ToolError as exc:
+            self._actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "error": str(exc)})
             raise ActionError("tool_error", f"{call.name}: {exc}") from None
         text = f"Result of {call.name}:\n" + _dump(result)
+        self._actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "result": _dump(result)})
         return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info({"tool": call.name}))
 
     def _classify(self, action: str | dict[str, Any]) -> tuple[str, Any]:
@@ -324,6 +328,8 @@ class MMToolSandboxEnv(MMEnv):
 
     def _run_code(self, code: str) -> tuple[str, dict[str, Any]]:
         result = self._sandbox_instance().run(code)
+        self._actions.append({"type": "code", "code": code, "output": result.text, "error_kind": result.error_kind,
+                              "tool_calls": [{k: c.get(k) for k in ("name", "args", "kwargs", "ok", "error")} for c in result.tool_calls]})
         if result.error_kind == "policy":  # code the static guardrail refused (blocked import or call)
             self._guardrail_violations += 1
         calls = [c["name"] for c in result.tool_calls]
@@ -395,7 +401,13 @@ class MMToolSandboxEnv(MMEnv):
     @property
     def transcript(self) -> list[dict[str, Any]]:
         """The user–agent conversation so far (role, text, image ids), e.g. for an LLM user or judge."""
-        return [dict(turn) for turn in self._transcript]
+        return copy.deepcopy(self._transcript)
+
+    @property
+    def agent_actions(self) -> list[dict[str, Any]]:
+        """The agent's tool calls (name, arguments, result or error) and code runs (code, output, the
+        tool calls it made), in order: the "agent actions" an LLM judge reads."""
+        return copy.deepcopy(self._actions)
 
     def budget_exhausted(self) -> bool:
         return self.messages >= self.max_steps
