@@ -1112,3 +1112,19 @@ def test_app_commands_keep_their_dictionary_spelling() -> None:
     out = run('tell application "Safari" to do JavaScript "1 + 1" in document 1', AppleScriptHost({"Safari": safari}))
     assert out == "42"
     assert seen == [("1 + 1", {"in": ObjectRef("document", "1")})]
+
+
+def test_record_store_move_and_duplicate(host: AppleScriptHost, apps: dict) -> None:
+    out = run('tell application "Notes" to move note "Todo" to folder "Work"', host)
+    assert out == 'note id "x-coredata://notes/p6" of application "Notes"'
+    assert run('tell application "Notes" to get name of notes of folder "Work"', host) == "Project Ideas, Todo"
+    run('tell application "Notes" to duplicate note "Groceries" to folder "Work"', host)
+    assert run('tell application "Notes" to get name of notes of folder "Work"', host) == "Project Ideas, Todo, Groceries"
+    assert run('tell application "Notes" to count (notes whose name is "Groceries")', host) == "2"
+    run('tell application "Notes" to move (every note of folder "Work" whose name starts with "P") to folder "Notes"',
+        host)
+    assert run('tell application "Notes" to get name of notes of folder "Notes"', host) == "Groceries, Project Ideas"
+    e = err('tell application "Notes" to move note "Todo" to note "Groceries"', host)
+    assert e.number == -10024
+    e = err('tell application "Notes" to move note "Todo"', host)
+    assert e.message.startswith("Notes got an error: Can’t move note")

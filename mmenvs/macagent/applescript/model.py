@@ -381,7 +381,55 @@ class RecordStoreApp(ScriptableAppBase):
             self.app_properties["running"] = False
             self.app_properties["frontmost"] = False
             return None
+        if name in ("move", "duplicate"):
+            objs = direct if isinstance(direct, list) else [direct]
+            if not objs or not all(isinstance(o, ObjectRef) for o in objs):
+                raise AppleScriptError(f"Can’t {name} {self._show(direct)}.", ERR_APP_GENERIC)
+            dest = params.get("to")
+            if name == "move" and not isinstance(dest, ObjectRef):
+                raise AppleScriptError(f"Can’t move {self._show(direct)} to {self._show(dest)}.", ERR_APP_GENERIC)
+            out = [self._move(o, dest) if name == "move" else self._duplicate(o, dest) for o in objs]
+            return out if isinstance(direct, list) else out[0]
         return super().command(name, direct, params)
+
+    def _show(self, value: Any) -> str:
+        """A value as error messages print it (objects by their reference)."""
+        if isinstance(value, ObjectRef):
+            return self.describe(value)
+        if isinstance(value, list):
+            return "{" + ", ".join(self._show(v) for v in value) + "}"
+        return source_form(value)
+
+    def _container_ok(self, cls: str, dest: ObjectRef) -> None:
+        self._check(dest)
+        if cls not in self.classes[dest.cls].elements:
+            raise AppleScriptError("Can’t make or move that element into that container.", -10024)
+
+    def _move(self, obj: ObjectRef, dest: ObjectRef) -> ObjectRef:
+        """``move obj to container``: the object keeps its id and moves to the end of ``dest``."""
+        self._check(obj)
+        self._container_ok(obj.cls, dest)
+        node = dest.id
+        while node is not None:  # a folder cannot move into itself or its own subfolder
+            if node == obj.id:
+                raise AppleScriptError("Can’t make or move that element into that container.", -10024)
+            node = self.parents[node]
+        old = self.parents[obj.id]
+        self.children[old].remove(obj.id)
+        self.parents[obj.id] = dest.id
+        self.children[dest.id].append(obj.id)
+        return obj
+
+    def _duplicate(self, obj: ObjectRef, dest: Any) -> ObjectRef:
+        """``duplicate obj [to container]``: a copy of its properties (not its elements)."""
+        self._check(obj)
+        if isinstance(dest, ObjectRef):
+            self._container_ok(obj.cls, dest)
+            parent = dest
+        else:
+            pid = self.parents[obj.id]
+            parent = ObjectRef(self.kinds[pid], pid) if pid is not None else None
+        return self.add(obj.cls, dict(self.records[obj.id]), parent)
 
     def describe(self, obj: ObjectRef) -> str:
         return f'{obj.cls} id {source_form(obj.id)} of application "{self.name}"'
