@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import cv2
 import numpy as np
 from gymnasium import spaces
 
@@ -56,6 +57,18 @@ def _same_pixels(a: np.ndarray, b: np.ndarray) -> bool:
     if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
         return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
     return bool(np.array_equal(a, b))
+
+
+def _fit(frame: np.ndarray | None, obs_size: tuple[int, int]) -> np.ndarray:
+    """``letterbox(frame, obs_size)``; when the aspect ratios agree exactly there are no bars to pad, so
+    the frame is resized straight into place (same pixels, without the canvas fill and copy)."""
+    height, width = obs_size
+    if frame is not None and frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8 \
+            and frame.shape[0] * width == frame.shape[1] * height and frame.shape[0] >= height:
+        if frame.shape[:2] == (height, width):
+            return frame.copy()
+        return cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA)
+    return letterbox(frame, obs_size)
 
 
 class MacAgentEnv(MMEnv):
@@ -339,7 +352,9 @@ class MacAgentEnv(MMEnv):
         screen = np.asarray(raw, dtype=np.uint8)
         changed = self._screen is None or not _same_pixels(screen, self._screen)
         if changed:
-            self._screen = screen.copy()  # the backend may reuse its buffer for a later frame
+            # Kept without a copy: backends hand out a new array per changed frame (the sim does), and
+            # nothing here writes to it; the image store keeps its own frozen copy.
+            self._screen = screen
         if self.store_screenshots and (changed or not len(self.images)):
             self.images.add(self._screen, op="screenshot")
         if self.use_a11y:
@@ -349,7 +364,7 @@ class MacAgentEnv(MMEnv):
         # As MMEnv's, with the letterboxed image cached per screen: most steps leave the screen as it was.
         frame = self.frame()
         if frame is not self._obs_source:
-            self._obs_source, self._obs_image = frame, letterbox(frame, self.obs_size)
+            self._obs_source, self._obs_image = frame, _fit(frame, self.obs_size)
         observation = {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
         observation.update(self.extra_observation())
         return observation
