@@ -123,6 +123,14 @@ class ScriptableAppBase:
     def describe(self, obj: ObjectRef) -> str:
         return f'{obj.cls} id {source_form(obj.id)} of application "{self.name}"'
 
+    def _show(self, value: Any) -> str:
+        """A value as error messages print it (objects by their reference)."""
+        if isinstance(value, ObjectRef):
+            return self.describe(value)
+        if isinstance(value, list):
+            return "{" + ", ".join(self._show(v) for v in value) + "}"
+        return source_form(value)
+
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
         where = "" if container is None else f" of {self.describe(container)}"
         raise AppleScriptError(f"Can’t get every {cls}{where}.", ERR_NO_SUCH_OBJECT)
@@ -135,7 +143,7 @@ class ScriptableAppBase:
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
         target = "application" if obj is None else self.describe(obj)
-        raise AppleScriptError(f"Can’t set {prop} of {target} to {source_form(value)}.", ERR_CANT_SET)
+        raise AppleScriptError(f"Can’t set {prop} of {target} to {self._show(value)}.", ERR_CANT_SET)
 
     def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
         raise AppleScriptError(f"Can’t make class {cls}.", ERR_APP_GENERIC)
@@ -332,12 +340,12 @@ class RecordStoreApp(ScriptableAppBase):
             if prop in self.app_properties and prop not in ("name", "version", "running"):
                 self.app_properties[prop] = value
                 return
-            raise AppleScriptError(f"Can’t set {prop} to {source_form(value)}.", ERR_CANT_SET)
+            raise AppleScriptError(f"Can’t set {prop} to {self._show(value)}.", ERR_CANT_SET)
         self._check(obj)
         spec = self.classes[obj.cls]
         if prop in ("id", "class", "container") or prop in spec.readonly or prop in spec.computed \
                 or prop not in spec.properties:
-            raise AppleScriptError(f"Can’t set {prop} of {self.describe(obj)} to {source_form(value)}.", ERR_CANT_SET)
+            raise AppleScriptError(f"Can’t set {prop} of {self.describe(obj)} to {self._show(value)}.", ERR_CANT_SET)
         self.records[obj.id][prop] = self._coerce_prop(spec, prop, value)
 
     def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
@@ -391,14 +399,6 @@ class RecordStoreApp(ScriptableAppBase):
             out = [self._move(o, dest) if name == "move" else self._duplicate(o, dest) for o in objs]
             return out if isinstance(direct, list) else out[0]
         return super().command(name, direct, params)
-
-    def _show(self, value: Any) -> str:
-        """A value as error messages print it (objects by their reference)."""
-        if isinstance(value, ObjectRef):
-            return self.describe(value)
-        if isinstance(value, list):
-            return "{" + ", ".join(self._show(v) for v in value) + "}"
-        return source_form(value)
 
     def _container_ok(self, cls: str, dest: ObjectRef) -> None:
         self._check(dest)
