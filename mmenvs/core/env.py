@@ -31,11 +31,15 @@ class ActionOutcome:
 
     ``text`` is what is new for the agent; ``terminated`` is set when the agent declared it is done
     or the task can no longer change; ``info`` holds benchmark-specific facts for this step.
+    ``error`` reports an action that ran but failed part-way (agent code that raised after some tool
+    calls): unlike a raised ``ActionError`` its effects stand, and it still fills ``info["action_error"]``.
     """
 
     text: str = ""
     terminated: bool = False
     info: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    error_kind: str | None = None
 
 
 @dataclass
@@ -232,6 +236,8 @@ class MMEnv(gym.Env[dict, str]):
             error, error_kind = f"{type(exc).__name__}: {exc}", "internal"
             warnings.warn(f"{type(self).__name__}.act raised unexpectedly:\n{traceback.format_exc()}", RuntimeWarning, stacklevel=2)
             outcome = ActionOutcome(text=f"Error: the environment could not carry out this action ({error}).")
+        if error is None and outcome.error:
+            error, error_kind = outcome.error, outcome.error_kind or "failed"
         terminated = bool(outcome.terminated)
         truncated = not terminated and self.budget_exhausted()
         ended = terminated or truncated
