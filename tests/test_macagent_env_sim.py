@@ -159,3 +159,19 @@ def test_shell_timeout_and_flood_are_reported():
         assert obs["text"].splitlines()[0].strip() == "4"  # the shell still works and the home is intact
     finally:
         env.close()
+
+
+def test_the_commented_example_in_the_docs_is_a_valid_task_the_oracle_solves(env):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "macagent.md").read_text(encoding="utf-8")
+    block = re.search(r"```jsonc\n(.*?)```\n", text, re.DOTALL).group(1)
+    data = json.loads(re.sub(r"\s+//[^\n]*", "", block))
+    obs, info = env.reset(options={"task": data})
+    assert info["task_id"] == "notes-append-line-v0" and info["task_meta"]["interaction"] == "cli"
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(env.oracle_action(obs, info))
+        done = terminated or truncated
+    assert info["success"], info["checkpoints"]
