@@ -4,7 +4,8 @@ Two kinds of rows go into one table:
 
 * **env rows**, measured the same way for every registered id: reset latency (a different task each
   time), step latency while the oracle (or, without one, the random agent) plays, steps/s on one core,
-  and the peak resident memory of the process that ran them;
+  the peak resident memory of the process that ran them, and the proportional memory (PSS) of that
+  process with its children (sandbox workers) while the env is open;
 * **workload rows** from every ``mmenvs/<package>/bench.py`` that defines ``workloads() -> list[dict]``
   (sandbox start-up, per-tool costs against bare OpenCV, scenario generation, …). A row is a dict with
   ``name``, ``median_ms``, ``p95_ms`` and optionally ``per_s``, ``peak_rss_mb``, ``target_ms``, ``peer``,
@@ -32,7 +33,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-COLUMNS = ("name", "median_ms", "p95_ms", "per_s", "peak_rss_mb", "target_ms", "peer", "ratio", "note")
+COLUMNS = ("name", "median_ms", "p95_ms", "per_s", "peak_rss_mb", "tree_pss_mb", "target_ms", "peer", "ratio", "note")
 
 
 def measure(fn: Callable[[], Any], repeat: int = 30, warmup: int = 2) -> list[float]:
@@ -54,10 +55,29 @@ def timing_row(name: str, samples_ms: Sequence[float], **extra: Any) -> dict[str
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process and its waited-for children, in MB."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return (own + children) / 1024.0  # ru_maxrss is in KiB on Linux
+    """Peak resident memory of this process, in MB (children are counted by ``tree_pss_mb``)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
+
+
+def tree_pss_mb() -> float:
+    """Proportional set size of this process and all its descendants now, in MB.
+
+    PSS splits pages shared between processes (a forked sandbox worker shares most of its parent's
+    memory), so the sum is what the env really costs, where adding RSS values would count shared pages twice.
+    """
+    import psutil
+
+    me = psutil.Process()
+    total = 0
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            total += process.memory_full_info().pss
+        except (psutil.Error, AttributeError):  # gone, or no PSS on this OS: fall back to RSS
+            try:
+                total += process.memory_info().rss
+            except psutil.Error:
+                pass
+    return total / 1024**2
 
 
 def bench_env(env_id: str, resets: int = 20, steps: int = 200) -> list[dict[str, Any]]:
@@ -91,11 +111,11 @@ def bench_env(env_id: str, resets: int = 20, steps: int = 200) -> list[dict[str,
             if terminated or truncated:
                 obs, info = env.reset(seed=next(seeds))
                 agent.reset(info)
-        rss = peak_rss_mb()
+        memory = {"peak_rss_mb": peak_rss_mb(), "tree_pss_mb": tree_pss_mb()}  # measured while the env is open
         policy = type(agent).__name__.replace("Agent", "").lower()
         return [
-            timing_row(f"{env_id}: reset", reset_ms, peak_rss_mb=rss),
-            timing_row(f"{env_id}: step ({policy} actions)", step_ms, per_s=1000.0 / float(np.mean(step_ms)), peak_rss_mb=rss),
+            timing_row(f"{env_id}: reset", reset_ms, **memory),
+            timing_row(f"{env_id}: step ({policy} actions)", step_ms, per_s=1000.0 / float(np.mean(step_ms)), **memory),
         ]
     finally:
         env.close()
@@ -115,11 +135,7 @@ def workload_modules() -> list[str]:
 def bench_workloads(module_name: str) -> list[dict[str, Any]]:
     """The rows of one workload module (run in a fresh process)."""
     module = importlib.import_module(module_name)
-    rows = [dict(r) for r in module.workloads()]
-    rss = peak_rss_mb()
-    for row in rows:
-        row.setdefault("peak_rss_mb", rss)
-    return rows
+    return [dict(r) for r in module.workloads()]
 
 
 def _in_subprocess(kind: str, target: str, timeout: float) -> list[dict[str, Any]]:
