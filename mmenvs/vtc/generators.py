@@ -546,28 +546,37 @@ def gen_math(rng: np.random.Generator, params: dict[str, Any]) -> Draft:
 _DIRECTIONS = ["left", "right", "above", "below"]
 
 
+def _compass(delta: np.ndarray) -> str:
+    dx, dy = float(delta[0]), float(delta[1])
+    return ("left" if dx < 0 else "right") if abs(dx) > abs(dy) else ("above" if dy < 0 else "below")
+
+
 def gen_spatial(rng: np.random.Generator, params: dict[str, Any]) -> Draft:
     """Relative position of two coloured objects under overexposure or heavy blur (choice)."""
     width, height = 400, 300
-    canvas = np.full((height, width, 3), int(rng.integers(120, 140)), np.uint8)
+    gray = int(rng.integers(120, 140))
     names = [str(n) for n in rng.choice(["red", "yellow", "green", "blue", "cyan"], size=3, replace=False)]
-    centers: list[np.ndarray] = []
-    for name in names:
-        for _ in range(100):
+    wanted = _DIRECTIONS[int(rng.integers(4))]  # drawn first and kept, so every answer letter is equally likely
+    for _layout in range(50):
+        centers: list[np.ndarray] = []
+        for _ in range(300):
             c = rng.uniform([50, 50], [width - 50, height - 50])
             if all(np.linalg.norm(c - o) > 90 for o in centers):
-                break
-        else:
-            raise _Retry("no room")
-        centers.append(c)
+                centers.append(c)
+                if len(centers) == 3:
+                    break
+        clear = [(i, j) for i in range(3) for j in range(3) if i != j and len(centers) == 3
+                 and max(abs(centers[i] - centers[j])) >= 1.8 * min(abs(centers[i] - centers[j])) + 1
+                 and _compass(centers[i] - centers[j]) == wanted]
+        if clear:
+            break
+    else:
+        raise _Retry(f"no layout with a pair clearly {wanted} of another")
+    canvas = np.full((height, width, 3), gray, np.uint8)
+    for name, c in zip(names, centers):
         _draw_shape(canvas, str(rng.choice(list(_SHAPES))), (float(c[0]), float(c[1])), rng.uniform(24, 36), rng.uniform(0, 6.28), PALETTE[name][0])
-    clear = [(i, j) for i in range(3) for j in range(3) if i != j
-             and max(abs(centers[i] - centers[j])) >= 1.8 * min(abs(centers[i] - centers[j])) + 1]
-    if not clear:
-        raise _Retry("ambiguous directions")
     a, b = clear[int(rng.integers(len(clear)))]
-    dx, dy = centers[a] - centers[b]
-    truth = ("left" if dx < 0 else "right") if abs(dx) > abs(dy) else ("above" if dy < 0 else "below")
+    truth = wanted
     variant = params.get("variant") or str(rng.choice(["overexposed", "blurred"]))
     if variant == "overexposed":
         image = _noise(np.clip(canvas.astype(np.int16) + int(rng.integers(110, 125)), 0, 255).astype(np.uint8), rng, 3)
