@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -226,9 +227,10 @@ class _Worker:
             tree = process_tree(self.proc.pid)
             self.base_pids = set(tree)
             if self.cgroup is not None:
-                # bwrap may have forked before its pid joined the cgroup: move the whole tree in
-                # now, before any agent code runs, so everything the agent starts is counted.
-                for pid in tree:
+                # bwrap may have forked before its pid joined the cgroup: move the rest of the tree
+                # in now, before any agent code runs, so everything the agent starts is counted.
+                # (Writes to cgroup.procs are slow, so only the missing pids are written.)
+                for pid in set(tree) - set(self.cgroup.pids()):
                     self.cgroup.add(pid)
                 self.base_pids = set(self.cgroup.pids())
 
@@ -270,35 +272,49 @@ class _Worker:
         except subprocess.TimeoutExpired:
             return None
 
-    def kill(self) -> None:
-        proc = self.proc
+    def kill(self, background: bool = False) -> None:
+        """SIGKILL the worker's process group and cgroup now; with ``background`` the waiting and
+        cleanup (reaping, cgroup removal, temp dir) happen in a thread so a reset does not wait."""
+        proc, self.proc = self.proc, None
         if proc is not None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-        if self.cgroup is not None:
-            self.cgroup.kill_all()
-        if proc is not None:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-            if proc.stderr is not None and not proc.stderr.closed:
-                proc.stderr.close()
-            self.proc = None
+        cgroup, self.cgroup = self.cgroup, None
+        if cgroup is not None:
+            for pid in cgroup.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
         for fd in (self.rfd, self.wfd):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.rfd = self.wfd = -1
-        if self.cgroup is not None:
-            self.cgroup.remove()
-            self.cgroup = None
-        if self.tmpdir is not None:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            self.tmpdir = None
+        tmpdir, self.tmpdir = self.tmpdir, None
+
+        def finish() -> None:
+            if cgroup is not None:
+                cgroup.kill_all()
+            if proc is not None:
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+                if proc.stderr is not None and not proc.stderr.closed:
+                    proc.stderr.close()
+            if cgroup is not None:
+                cgroup.remove()
+            if tmpdir is not None:
+                shutil.rmtree(tmpdir, ignore_errors=True)
+
+        if background:
+            threading.Thread(target=finish, name="mmenvs-sandbox-reaper", daemon=True).start()
+        else:
+            finish()
 
 
 _SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGSEGV: "crash", signal.SIGKILL: "crash", signal.SIGABRT: "crash"}
@@ -481,7 +497,7 @@ class PythonSandbox:
     def _replace_worker(self) -> None:
         old, self._worker = self._worker, None
         if old is not None:
-            old.kill()
+            old.kill(background=True)
         self._worker = self._take_spare()
         if self.use_spare:
             self._spare = _Worker(self)

@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -335,7 +336,8 @@ class ShellSandbox:
             self._stop()
             raise RuntimeError(f"the sandbox shell failed to start: {err.strip() or 'no error output'}")
         if sp.cgroup is not None and sp.proc is not None:
-            for pid in process_tree(sp.proc.pid):  # bwrap may have forked before its pid joined the cgroup
+            # bwrap may have forked before its pid joined the cgroup (writes are slow: only the missing)
+            for pid in set(process_tree(sp.proc.pid)) - set(sp.cgroup.pids()):
                 sp.cgroup.add(pid)
         sp.base = self._current_pids()
 
@@ -573,13 +575,13 @@ class ShellSandbox:
         return line.partition(" ")[2]
 
     # -- lifecycle ----------------------------------------------------------------------
-    def _stop(self) -> None:
+    def _stop(self, background: bool = False) -> None:
         cur, self._cur = self._cur, None
         if cur is not None:
-            cur.kill()
+            cur.kill(background)
 
     def _restart(self) -> None:
-        self._stop()
+        self._stop(background=True)
         self._start()
 
     def reset(self) -> None:
@@ -629,29 +631,43 @@ class _ShellProc:
         self.tmpdir: str | None = None
         self.base: set[int] = set()
 
-    def kill(self) -> None:
+    def kill(self, background: bool = False) -> None:
+        """SIGKILL the shell's process group and cgroup now; the rest can happen in a thread."""
         proc, self.proc = self.proc, None
         if proc is not None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-        if self.cgroup is not None:
-            self.cgroup.kill_all()
-        if proc is not None:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-            for f in (proc.stdin, proc.stdout, proc.stderr):
-                if f is not None:
-                    try:
-                        f.close()
-                    except OSError:
-                        pass
-        if self.cgroup is not None:
-            self.cgroup.remove()
-            self.cgroup = None
-        if self.tmpdir is not None:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            self.tmpdir = None
+        cgroup, self.cgroup = self.cgroup, None
+        if cgroup is not None:
+            for pid in cgroup.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        tmpdir, self.tmpdir = self.tmpdir, None
+
+        def finish() -> None:
+            if cgroup is not None:
+                cgroup.kill_all()
+            if proc is not None:
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+                for f in (proc.stdin, proc.stdout, proc.stderr):
+                    if f is not None:
+                        try:
+                            f.close()
+                        except OSError:
+                            pass
+            if cgroup is not None:
+                cgroup.remove()
+            if tmpdir is not None:
+                shutil.rmtree(tmpdir, ignore_errors=True)
+
+        if background:
+            threading.Thread(target=finish, name="mmenvs-shell-reaper", daemon=True).start()
+        else:
+            finish()
