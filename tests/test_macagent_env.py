@@ -196,6 +196,19 @@ def test_shim_rejects_bad_input_without_touching_the_desktop(shim, call, kind):
     assert shim.backend.events == []
 
 
+@pytest.mark.parametrize("call", [
+    lambda s: s.write("x" * 10_001),
+    lambda s: s.press("a", presses=501),
+    lambda s: s.press(["a", "b"], presses=300),
+    lambda s: s.scroll(100_000),
+    lambda s: s.click(1, 1, clicks=4),
+])
+def test_shim_caps_runaway_input(shim, call):
+    with pytest.raises(ActionError, match="at most|within|0 to 3"):
+        call(shim)
+    assert shim.backend.events == []
+
+
 def test_every_computer_use_verb(shim):
     backend = shim.backend
     expected = {
@@ -309,6 +322,14 @@ def test_python_beyond_straight_line_calls_runs_in_the_sandbox(env):
     assert info["action_error_kind"].startswith("python_") and "ZeroDivisionError" in obs["text"]
     _, reward, _, _, info = env.step("DONE")
     assert reward == 1.0 and info["success"]
+
+
+def test_an_action_may_send_a_bounded_number_of_events(env):
+    env.reset(options={"task_id": "fake-note-gui-v0"})
+    obs, _, _, _, info = env.step("```python\nimport pyautogui\nfor i in range(5000):\n    pyautogui.press('a')\n```")
+    assert info["action_error_kind"].startswith("python_") and "more than 2000 input events" in obs["text"]
+    _, _, _, _, info = env.step("```python\nimport pyautogui\nfor i in range(3):\n    pyautogui.press('a')\n```")
+    assert info["action_error"] is None  # the count starts afresh with each action
 
 
 def test_screenshots_enter_the_image_store_when_the_screen_changes(env):

@@ -53,6 +53,9 @@ GRAMMAR_HINT = (
     'or a computer-use JSON object like {"action_type": "CLICK", "x": 100, "y": 200}.'
 )
 MAX_SLEEP_S = 3600.0
+MAX_EVENTS = 2_000  # input events one action may send (a runaway loop ends with an error, not a hang)
+MAX_TYPE_CHARS = 10_000  # characters one write() may type
+MAX_REPEAT = 500  # presses / scroll notches one call may ask for
 BUTTONS = {"left": "left", "right": "right", "middle": "middle", "primary": "left", "secondary": "right"}
 
 
@@ -228,7 +231,14 @@ class PyAutoGUIShim:
             raise ActionError("bad_arguments", f"pyautogui.{fn}: a key name must be a non-empty string, got {key!r}")
         return key if len(key) == 1 else key.lower()
 
+    def begin_action(self) -> None:
+        """Start counting the events of a new action (the per-action cap is MAX_EVENTS)."""
+        self._action_events = 0
+
     def _send(self, call: Callable[..., None], *args: Any) -> None:
+        self._action_events = getattr(self, "_action_events", 0) + 1
+        if self._action_events > MAX_EVENTS:
+            raise ActionError("too_many_events", f"This action sent more than {MAX_EVENTS} input events; split the work over several steps.")
         try:
             call(*args)
         except BackendError as exc:
@@ -254,6 +264,8 @@ class PyAutoGUIShim:
         """Click ``clicks`` times with ``button`` at (x, y) (default: where the pointer is)."""
         px, py = self._point(x, y, "click")
         count = self._count(clicks, "clicks", "click")
+        if count > 3:
+            raise ActionError("bad_arguments", f"pyautogui.click: clicks must be 0 to 3 (single, double, triple), got {count}")
         name = self._button(button, "click")
         self.x, self.y = px, py
         if count:
@@ -306,8 +318,8 @@ class PyAutoGUIShim:
 
     def scroll(self, clicks: Any, x: Any = None, y: Any = None, **_: Any) -> None:
         """Scroll the wheel ``clicks`` notches (positive is up) at (x, y) or the pointer."""
-        if isinstance(clicks, bool) or not isinstance(clicks, (int, float)):
-            raise ActionError("bad_arguments", f"pyautogui.scroll: clicks must be a number, got {clicks!r}")
+        if isinstance(clicks, bool) or not isinstance(clicks, (int, float)) or abs(clicks) > MAX_REPEAT:
+            raise ActionError("bad_arguments", f"pyautogui.scroll: clicks must be a number within ±{MAX_REPEAT}, got {clicks!r}")
         px, py = self._point(x, y, "scroll")
         self.x, self.y = px, py
         self._send(self.backend.scroll, int(clicks), px, py)
@@ -323,6 +335,8 @@ class PyAutoGUIShim:
             return
         if not isinstance(message, str):
             raise ActionError("bad_arguments", f"pyautogui.write: message must be a string, got {message!r}")
+        if len(message) > MAX_TYPE_CHARS:
+            raise ActionError("bad_arguments", f"pyautogui.write: at most {MAX_TYPE_CHARS} characters per call, got {len(message)}")
         if message:
             self._send(self.backend.type_text, message)
 
@@ -331,7 +345,10 @@ class PyAutoGUIShim:
     def press(self, keys: Any, presses: Any = 1, interval: float = 0.0, **_: Any) -> None:
         """Press (and release) a key, or each key of a list, ``presses`` times."""
         names = [self._key(k, "press") for k in (keys if isinstance(keys, (list, tuple)) else [keys])]
-        for _ in range(self._count(presses, "presses", "press")):
+        count = self._count(presses, "presses", "press")
+        if count * len(names) > MAX_REPEAT:
+            raise ActionError("bad_arguments", f"pyautogui.press: at most {MAX_REPEAT} key presses per call, got {count * len(names)}")
+        for _ in range(count):
             for name in names:
                 self._send(self.backend.press, name)
 

@@ -727,11 +727,12 @@ def evaluate_checkpoint(checkpoint: Checkpoint, ctx: GetterContext, baseline: An
     try:
         passed = bool(METRICS[checkpoint.metric["type"]](got, expected, **checkpoint.options()))
     except (TypeError, ValueError, re.error) as exc:
-        return CheckpointResult(checkpoint.name, checkpoint.tag, False, _jsonable(got), checkpoint.guard, f"metric error: {exc}")
-    return CheckpointResult(checkpoint.name, checkpoint.tag, passed, _jsonable(got), checkpoint.guard)
+        return CheckpointResult(checkpoint.name, checkpoint.tag, False, jsonable(got), checkpoint.guard, f"metric error: {exc}")
+    return CheckpointResult(checkpoint.name, checkpoint.tag, passed, jsonable(got), checkpoint.guard)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """``value`` if it is JSON-able, else its repr (what ``info`` can carry)."""
     try:
         json.dumps(value)
         return value

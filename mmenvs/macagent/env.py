@@ -14,7 +14,7 @@ from gymnasium import spaces
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, letterbox, load_json, registry_path
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
-from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, read_checkpoint
+from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
 
 SUITES = ("test", "train")
@@ -172,6 +172,7 @@ class MacAgentEnv(MMEnv):
         self._screen_dirty = True
         self._a11y = ""
         self._baselines: dict[str, Any] = {}
+        self._fresh = False  # True between setup and the first action
         self._applescript_errors = _applescript_error_types()
         super().__init__(obs_size=obs_size, **kwargs)
 
@@ -255,10 +256,12 @@ class MacAgentEnv(MMEnv):
                 if error is not None:
                     raise TaskFormatError(f"{task.source}: task {task.id!r}: guard checkpoint {checkpoint.name!r} cannot read its baseline: {error}")
                 self._baselines[checkpoint.name] = value
+        self._fresh = True
         self._screen_dirty = True
         return task.instruction
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
+        self._fresh = False  # from the first action on, guards are read again
         parsed = parse_action(action)
         if parsed.kind == "control":
             if parsed.word == "WAIT":
@@ -270,6 +273,7 @@ class MacAgentEnv(MMEnv):
             ended = "declared the task done" if parsed.word == "DONE" else "gave up on the task"
             return ActionOutcome(text=f"Episode over: you {ended} ({parsed.word}).", terminated=True, info={"action_kind": "control"})
         self._screen_dirty = True  # any other action may change the screen, even when it fails halfway
+        self.shim.begin_action()
         if parsed.kind == "computer":
             before = self.shim.events
             self.shim.perform(parsed.verb, parsed.params)
@@ -309,9 +313,14 @@ class MacAgentEnv(MMEnv):
         return self._sandbox
 
     def evaluate(self) -> Evaluation:
-        results = [
-            evaluate_checkpoint(cp, self._ctx, self._baselines.get(cp.name)) for cp in self.task.checkpoints
-        ]
+        results = []
+        for checkpoint in self.task.checkpoints:
+            if checkpoint.guard and self._fresh:
+                # Right after setup nothing has acted yet: the guard's reading is its baseline.
+                baseline = self._baselines[checkpoint.name]
+                results.append(CheckpointResult(checkpoint.name, checkpoint.tag, True, jsonable(baseline), True))
+            else:
+                results.append(evaluate_checkpoint(checkpoint, self._ctx, self._baselines.get(checkpoint.name)))
         return self._score(results)
 
     def _score(self, results: list[CheckpointResult]) -> Evaluation:
