@@ -468,3 +468,24 @@ def test_background_processes_are_stopped_without_a_cgroup() -> None:
         assert res.value == "'parent'"
         assert "1 background process(es) left by the code were stopped" in res.error
         assert sb.run("1 + 1").value == "2"
+
+
+def test_a_forked_copy_neither_runs_nor_kills_the_parents_worker() -> None:
+    with PythonSandbox(isolation="rlimit-only") as sb:
+        sb.run("x = 5")
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: using the copy must fail clearly, closing it must not kill anything
+            try:
+                sb.run("x")
+                code = 1
+            except RuntimeError as e:
+                code = 0 if "create a new one after fork" in str(e) else 2
+            sb.close()
+            os.write(w, bytes([code]))
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert os.read(r, 1) == b"\x00"
+        os.close(r)
+        os.close(w)
+        assert sb.run("x").value == "5"  # the parent's worker is untouched

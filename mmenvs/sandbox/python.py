@@ -392,6 +392,7 @@ class PythonSandbox:
         dotted = [n.rsplit(".", 1)[0] for n in self._tools if "." in n]
         self.policy = Policy(allowed_imports, extra_modules=dotted, tool_names=self._tools)
         self._closed = False
+        self._owner_pid = os.getpid()
         self._worker: _Worker | None = _Worker(self)
         self._spare: _Worker | None = None
         close_at_exit(self)
@@ -402,6 +403,9 @@ class PythonSandbox:
         """Run ``code`` in the episode's namespace and report stdout, value and error."""
         if self._closed:
             raise RuntimeError("this PythonSandbox is closed")
+        if os.getpid() != self._owner_pid:
+            raise RuntimeError("this PythonSandbox belongs to the process that created it; create a new one "
+                               "after fork (e.g. inside the env factory of a vector env)")
         res = RunResult(isolation=self.isolation)
         if not isinstance(code, str):
             res.error, res.error_kind = f"TypeError: code must be a str, not {type(code).__name__}", "policy"
@@ -464,6 +468,8 @@ class PythonSandbox:
         if self._closed:
             return
         self._closed = True
+        if os.getpid() != self._owner_pid:
+            return  # a forked copy: the workers belong to the parent process, leave them alone
         for w in (self._worker, self._spare):
             if w is not None:
                 w.kill()

@@ -213,6 +213,7 @@ class ShellSandbox:
         self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(600, 60 * self.timeout))
         self.start_timeout = float(start_timeout)
         self._closed = False
+        self._owner_pid = os.getpid()
         self._runtime = tempfile.mkdtemp(prefix="mmenvs-sh-")
         self._listener = self._make_host_channel()
         self.use_spare = spare
@@ -466,6 +467,8 @@ class ShellSandbox:
         """Run ``command`` in the persistent shell; never raises for faults of the command."""
         if self._closed:
             raise RuntimeError("this ShellSandbox is closed")
+        if os.getpid() != self._owner_pid:
+            raise RuntimeError("this ShellSandbox belongs to the process that created it; create a new one after fork")
         res = ShellResult(isolation=self.isolation)
         if not isinstance(command, str) or "\0" in command:
             res.stderr, res.exit_code = "the command must be a string without NUL characters", 2
@@ -596,6 +599,8 @@ class ShellSandbox:
         if self._closed:
             return
         self._closed = True
+        if os.getpid() != self._owner_pid:
+            return  # a forked copy: the shell belongs to the parent process, leave it alone
         self._stop()
         if self._spare is not None:
             self._spare.kill()
