@@ -94,6 +94,11 @@ def drawn_text_by_key(calls) -> dict[str, str]:
     return {k: " ".join(v) for k, v in out.items()}  # wrapped lines join with a space
 
 
+def squash(s: str) -> str:
+    """Whitespace removed: wrapping may break a line anywhere, even inside an email address."""
+    return "".join(s.split())
+
+
 def luminance(img: np.ndarray) -> np.ndarray:
     return img.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
 
@@ -175,7 +180,7 @@ def test_every_fact_is_drawn_in_its_box(kind: str) -> None:
                 continue
             assert key in text, f"{kind} seed {seed}: box {key!r} has no draw call"
             value = lookup(r.facts, key)
-            assert any(f in text[key] for f in shown_forms(value)), f"{kind} seed {seed}: {key}={value!r} not in {text[key]!r}"
+            assert any(squash(f) in squash(text[key]) for f in shown_forms(value)), f"{kind} seed {seed}: {key}={value!r} not in {text[key]!r}"
         # each fact leaf (except pictures and restatements) has a box, itself or an ancestor (a list of tags)
         for path, value in leaves(r.facts):
             if value is None or any(p.fullmatch(path) for p in skip):
@@ -363,3 +368,32 @@ def test_given_facts_render_with_optional_fields_absent() -> None:
                                                 "items.0.amount", "subtotal", "tax", "total"}
     card = render("business_card", rng(2), facts={"name": "Ada Quinn", "company": "Quinn & Co"})
     assert set(card.boxes) == {"name", "company"}
+
+
+def test_long_strings_wrap_inside_the_image() -> None:
+    """Generator-chosen facts with long names still fit: every box inside the image, every fact drawn."""
+    long = "Extra-Large Family Size Organic Gluten-Free Multigrain Breakfast Cereal"
+    cases = {
+        "receipt": {"merchant": "A Very Long Merchant Name Incorporated Worldwide Holdings", "date": "2026-02-03", "currency": "USD",
+                    "items": [{"name": long, "quantity": 1, "unit_price": 12.99, "amount": 12.99},
+                              {"name": long, "quantity": 3, "unit_price": 2.0, "amount": 6.0}],
+                    "subtotal": 18.99, "tax": 1.01, "total": 20.0},
+        "pie_chart": {"title": "Shares of a rather long list of categories in the annual survey", "unit": "%",
+                      "data": [{"label": "An extremely long category label number one", "value": 50},
+                               {"label": "Another quite long label", "value": 30}, {"label": "Short", "value": 20}]},
+        "restaurant_menu": {"restaurant": "The Extraordinarily Long-Named Neighbourhood Bistro", "currency": "USD",
+                            "sections": [{"name": "Mains", "items": [{"name": "Slow-Braised Heritage Pork Shoulder with Apple", "price": 28.5,
+                                                                      "description": "celeriac purée, charred hispi cabbage, cider jus, crackling"}]}]},
+        "chat_screenshot": {"contact": "Maximilian Alexander Wolfeschlegel", "messages": [{"sender": "me", "text": long + " " + long, "time": "09:05"},
+                                                                                   {"sender": "Max", "text": "mail oluwaseun.oyelaran@ironbarkconsulting.example", "time": "09:06"}]},
+    }
+    for kind, facts in cases.items():
+        for seed in range(3):
+            with record_draw_calls() as calls:
+                r = render(kind, rng(seed), facts=facts)
+            h, w = r.image.shape[:2]
+            text = drawn_text_by_key(calls)
+            for key, (x0, y0, x1, y1) in r.boxes.items():
+                assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h, (kind, key)
+                value = lookup(r.facts, key)
+                assert any(squash(f) in squash(text[key]) for f in shown_forms(value)), (kind, key, text[key])

@@ -15,7 +15,7 @@ import numpy as np
 from mmenvs.core.fonts import font
 
 from . import vocab
-from .base import Canvas, Rendered, Supersampled, as_number, finish, fit_font, number, pick, prepare, shade
+from .base import Canvas, Rendered, Supersampled, as_number, finish, fit_font, number, pick, prepare, shade, wrap
 
 PALETTES = (
     ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189), (140, 86, 75), (227, 119, 194)),
@@ -308,23 +308,31 @@ def render_pie_chart(rng: np.random.Generator, *, facts: dict | None = None, dif
     cv.paste(layer.result(), (0, 0))
     if legend:
         lf = font(14, family)
-        y = cy - 26 * len(data) / 2
-        for i, item in enumerate(data):
+        room = W - 24 - 60 - 424
+        rows = [wrap(item["label"], lf, room) or [item["label"]] for item in data]
+        y = cy - sum(8 + 18 * len(r) for r in rows) / 2
+        for i, (item, lines) in enumerate(zip(data, rows)):
             col = palette[i % len(palette)]
             cv.draw.rectangle((400, y + 2, 414, y + 16), fill=col)
-            b = cv.text((424, y), item["label"], lf, ink, key=f"data.{i}.label")
             cv.text((W - 24, y), _fmt(float(item["value"]), unit), font(14, family, bold=True), ink, key=f"data.{i}.value", anchor="ra")
-            y += 26
-            del b
+            for line in lines:  # long labels wrap instead of running into the value column
+                cv.text((424, y), line, fit_font(line, family, room, 14), ink, key=f"data.{i}.label")
+                y += 18
+            y += 8
     else:
         lf = font(13, family)
         for i, (item, a) in enumerate(zip(data, mids)):
             ex, ey = cx + (r + 10) * math.cos(a), cy + (r + 10) * math.sin(a)
             tx, ty = cx + (r + 26) * math.cos(a), cy + (r + 26) * math.sin(a)
             cv.draw.line((cx + (r - 4) * math.cos(a), cy + (r - 4) * math.sin(a), ex, ey), fill=grey)
-            anchor = "lm" if math.cos(a) >= 0 else "rm"
-            lb = cv.text((tx, ty - 8), item["label"], lf, ink, key=f"data.{i}.label", anchor=anchor)
-            cv.text((tx, lb[3] + 8), _fmt(float(item["value"]), unit), font(13, family, bold=True), ink, key=f"data.{i}.value", anchor=anchor)
+            anchor = "la" if math.cos(a) >= 0 else "ra"
+            room = (W - 8 - tx) if anchor == "la" else (tx - 8)
+            lines = wrap(item["label"], lf, room) or [item["label"]]
+            yy = ty - 8 * len(lines) - 6
+            for line in lines:
+                cv.text((tx, yy), line, fit_font(line, family, room, 13), ink, key=f"data.{i}.label", anchor=anchor)
+                yy += 16
+            cv.text((tx, yy), _fmt(float(item["value"]), unit), font(13, family, bold=True), ink, key=f"data.{i}.value", anchor=anchor)
     if rng.uniform() < 0.3 + 0.6 * d:
         cv.text((W - 10, H - 8), pick(rng, ("n = 1,240 respondents", "Figures rounded", "Source: annual report")), font(10, family, italic=True),
                 grey, anchor="rd", distractor=True)

@@ -97,15 +97,20 @@ def render_receipt(rng: np.random.Generator, *, facts: dict | None = None, diffi
     n_ads = int(rng.integers(0, 2)) + int(round(d * 3 * rng.uniform(0.5, 1.0)))
     ads = sample_without(rng, vocab.AD_LINES, n_ads)
     coupon = pick(rng, vocab.COUPON_LINES) if d > 0.3 and rng.uniform() < 0.5 + d / 2 else None
-    height = pad * 2 + lh * (9 + 2 * len(items) + len(ads)) + (90 if coupon else 0) + 60
+    extra_lines = sum(len(it["name"]) // 24 for it in items)  # generous room for wrapped long names
+    height = pad * 2 + lh * (9 + 2 * len(items) + extra_lines + len(ads)) + (90 if coupon else 0) + 60
     paper = pick(rng, PAPER_TONES)
     ink = pick(rng, ((20, 20, 20), (40, 38, 60), (34, 34, 34)))
     cv = Canvas(width, height, paper)
     cx = width // 2
     y = pad
     head = fit_font(facts["merchant"].upper(), family, width - 2 * pad, fs + 8, bold=True)
-    cv.text((cx, y), facts["merchant"].upper(), head, ink, key="merchant", anchor="ma")
-    y += head.size + 8
+    if head.size < fs + 2:  # a long name goes on two or more lines rather than shrinking to a whisper
+        head = font(fs + 4, family, bold=True)
+    for line in wrap(facts["merchant"].upper(), head, width - 2 * pad):
+        cv.text((cx, y), line, fit_font(line, family, width - 2 * pad, head.size, bold=True), ink, key="merchant", anchor="ma")
+        y += head.size + 4
+    y += 4
     for k in ("address", "phone"):
         if facts.get(k):
             line = facts[k]
@@ -127,12 +132,18 @@ def render_receipt(rng: np.random.Generator, *, facts: dict | None = None, diffi
     y += lh
     for i, it in enumerate(items):
         name = it["name"]
+        room = width - 2 * pad - f.getlength(money(it["amount"], cur, symbol=False)) - 14
         if it["quantity"] != 1:
-            cv.text((pad, y), f"{it['quantity']} x {name}", f, ink, key=(f"items.{i}.quantity", f"items.{i}.name"))
-            y += lh
+            for line in wrap(f"{it['quantity']} x {name}", f, width - 2 * pad):
+                cv.text((pad, y), line, f, ink, key=(f"items.{i}.quantity", f"items.{i}.name"))
+                y += lh
             cv.text((pad + 24, y), f"@ {money(it['unit_price'], cur, symbol=False)} ea", f, ink, key=f"items.{i}.unit_price")
         else:
-            cv.text((pad, y), name, f, ink, key=f"items.{i}.name")
+            lines = wrap(name, f, room)  # a long name wraps; the price goes on its last line
+            for line in lines[:-1]:
+                cv.text((pad, y), line, f, ink, key=f"items.{i}.name")
+                y += lh
+            cv.text((pad, y), lines[-1], f, ink, key=f"items.{i}.name")
         # a one-unit line prints one price: it is both the amount and the unit price
         amount_keys = [f"items.{i}.amount"] + ([f"items.{i}.unit_price"] if it["quantity"] == 1 else [])
         cv.text((width - pad, y), money(it["amount"], cur, symbol=False), f, ink, key=amount_keys, anchor="ra")
@@ -655,7 +666,7 @@ def render_restaurant_menu(rng: np.random.Generator, *, facts: dict | None = Non
         y += 30
         for j, it in enumerate(sec["items"]):
             base = f"sections.{i}.items.{j}"
-            nb = cv.text((m, y), it["name"], fi, ink, key=f"{base}.name")
+            nb = cv.text((m, y), it["name"], fit_font(it["name"], family_b, W - 2 * m - 150, 15, bold=True), ink, key=f"{base}.name")
             tags = it.get("tags") or []
             if tags:
                 cv.text((nb[2] + 8, y + 2), " ".join(tags), font(11, family_b, bold=True), accent, key=f"{base}.tags")
@@ -667,7 +678,7 @@ def render_restaurant_menu(rng: np.random.Generator, *, facts: dict | None = Non
                     cv.draw.point((x, y + 12), fill=sub)
             y += 20
             if it.get("description"):
-                cv.text((m, y), it["description"], fd, sub, key=f"{base}.description")
+                cv.text((m, y), it["description"], fit_font(it["description"], family_b, W - 2 * m, 12, italic=True), sub, key=f"{base}.description")
             y += 24
         y += 16
     foot = []
