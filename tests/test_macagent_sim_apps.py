@@ -10,6 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import random
+
+from mmenvs.macagent.backends.base import BackendError
 from mmenvs.macagent.backends.sim import SimBackend
 from test_macagent_sim import NOW, PAGES, click, elements, find
 
@@ -220,3 +223,48 @@ def test_menus_show_their_shortcuts_in_the_tree(b: SimBackend) -> None:
     b.press("esc")
     click(b, "AXMenuBarItem", "Apple")
     assert 'AXMenuItem "Restart…"' in b.accessibility_tree() and "disabled" in b.accessibility_tree()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_gui_input_never_crashes(tmp_path: Path, seed: int) -> None:
+    """Random clicks, drags, scrolls, keys, hotkeys and typing over every app: only BackendError
+    (for input the sim rejects) may come out, and the screen stays renderable."""
+    keys = ["enter", "esc", "tab", "backspace", "del", "up", "down", "left", "right", "space", "a", "c", "v", "x", "z",
+            "s", "n", "w", "q", "m", "k", "d", "r", "1", "[", "]", "home", "end", "f1"]
+    rng = random.Random(seed)
+    be = SimBackend(web_pages=PAGES)
+    try:
+        be.reset(now=NOW, home=tmp_path / "home")
+        (be.home / "Documents" / "f.txt").write_text("x")
+        be.app("Notes").add_note("N", "b")
+        be.app("Reminders").add_reminder("R")
+        be.app("Mail").add_message("a@b.example", "S", "C")
+        be.app("Calendar").add_event("E", datetime(2026, 4, 13, 10), datetime(2026, 4, 13, 11))
+        be.app("Clock").add_alarm(6, 30)
+        apps = list(be.desktop.apps)
+        for i in range(250):
+            r = rng.random()
+            try:
+                if r < 0.1:
+                    be.open_app(rng.choice(apps))
+                elif r < 0.4:
+                    be.click(rng.randrange(1280), rng.randrange(800), button=rng.choice(["left", "left", "right"]),
+                             clicks=rng.choice([1, 1, 2]))
+                elif r < 0.5:
+                    be.mouse_move(rng.randrange(1280), rng.randrange(800))
+                    be.drag_to(rng.randrange(1280), rng.randrange(800))
+                elif r < 0.6:
+                    be.scroll(rng.randint(-5, 5), rng.randrange(1280), rng.randrange(800))
+                elif r < 0.75:
+                    be.press(rng.choice(keys))
+                elif r < 0.9:
+                    be.hotkey(rng.choice(["command", "shift", "option", "ctrl"]), rng.choice(keys))
+                else:
+                    be.type_text(rng.choice(["hello", "x\n", "Ünïcode ✓", "\t", "2026-04-15 09:30"]))
+            except BackendError:
+                pass
+            if i % 10 == 0:
+                assert be.screenshot().shape == (800, 1280, 3)
+                assert be.accessibility_tree().startswith("AXScreen")
+    finally:
+        be.close()

@@ -89,6 +89,7 @@ class Desktop(EventRouter):
         self.now = now
         self.apps: dict[str, App] = {}
         self.backend: Any = None  # the SimBackend (shell, paths, scripting)
+        self._window_ids = 0
         self.windows: list[Window] = []  # bottom → top
         self.active: App | None = None
         self.menu: OpenMenu | None = None
@@ -113,6 +114,10 @@ class Desktop(EventRouter):
         self._bar: np.ndarray | None = None
         self._bar_rects: list[tuple[str, int, int]] = []
         self._icon_rects: list[tuple[str, tuple[int, int, int, int]]] = []
+
+    def next_window_id(self) -> int:
+        self._window_ids += 1
+        return self._window_ids
 
     def release(self) -> None:
         """Drop the pixel buffers of this desktop (called when a new episode replaces it): apps,

@@ -32,13 +32,10 @@ def rounded_mask(w: int, h: int, r: int) -> Image.Image:
 class Window:
     """A top-level window (or, with ``parent``, a sheet attached to one)."""
 
-    _next_id = 1
-
     def __init__(self, app: "App", title: str, rect: Rect, builder: Builder, *, title_h: int = 28,
-                 parent: "Window | None" = None, kind: str = "window", min_size: tuple[int, int] = (240, 160),
+                 parent: "Window | None" = None, kind: str = "window", min_size: tuple[int, int] = (480, 300),
                  signature: Callable[[], Any] | None = None, doc: Any = None) -> None:
-        self.id = Window._next_id
-        Window._next_id += 1
+        self.id = app.desktop.next_window_id()  # per desktop: the same episode gives the same ids
         self.app = app
         self.title = title
         self.x, self.y, self.w, self.h = rect
@@ -199,7 +196,8 @@ class Window:
             d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
         focused = self.focused_widget() if active else None
         for wd in widgets:
-            wd.draw(d, theme, wd is focused)
+            if wd.rect[2] > 0 and wd.rect[3] > 0:  # a window resized very small squeezes some out
+                wd.draw(d, theme, wd is focused)
         if self.title_h:
             # lights and title go over the content: sidebars reach up into the title bar
             for i, c in enumerate(_TRAFFIC):
