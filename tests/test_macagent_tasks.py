@@ -263,6 +263,7 @@ def test_substitute_filters_and_types():
     values = {"t": "It's 5", "n": 3, "rec": {"a": "x"}}
     assert substitute("{{n}}", values) == 3
     assert substitute("{{xs|join|applescript}}", {"xs": ["a", "b"]}) == '"a\nb"'
+    assert substitute("{{xs|applescript}}", {"xs": ['a"b', "c"]}) == '{"a\\"b", "c"}'
     assert substitute("n={{n|add:2}}", values) == "n=5"
     assert substitute("{{t|applescript}}", values) == '"It\'s 5"'
     assert substitute("{{t|shell}}", values) == "'It'\"'\"'s 5'"

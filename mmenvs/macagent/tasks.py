@@ -171,6 +171,8 @@ def _filter(value: Any, name: str, arg: int | None) -> Any:
     if name == "shell":
         return shlex.quote(str(value))
     if name == "applescript":
+        if isinstance(value, list):  # a list becomes an AppleScript list of strings: {"a", "b"}
+            return "{" + ", ".join(_filter(item, "applescript", None) for item in value) + "}"
         return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
     if name == "json":
         return json.dumps(value)
