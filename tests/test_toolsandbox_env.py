@@ -192,13 +192,36 @@ def test_progress_reward_sums_to_final_score() -> None:
 
 
 def test_message_budget_truncates() -> None:
-    env = gym.make("MMToolSandbox-v0", mode="tool", max_steps=5).unwrapped
+    env = gym.make("MMToolSandbox-v0", mode="tool", max_messages=5).unwrapped
     env.reset(options={"task_id": "notes_whiteboard_cleanup"})
     _, _, terminated, truncated, info = env.step({"name": "search_tools", "arguments": {"query": "notes"}})  # messages: 1 user + 2
     assert not truncated and info["messages"] == 3
     _, _, terminated, truncated, info = env.step({"name": "search_tools", "arguments": {"query": "note"}})
     assert truncated and not terminated and info["messages"] == 5
     env.close()
+
+
+def test_max_steps_caps_agent_actions_not_messages() -> None:
+    env = gym.make("MMToolSandbox-v0", mode="tool", max_steps=2).unwrapped
+    env.reset(options={"task_id": "notes_whiteboard_cleanup"})
+    _, _, _, truncated, info = env.step({"name": "search_tools", "arguments": {"query": "notes"}})
+    assert not truncated and info["messages"] == 3 and info["step"] == 1
+    _, _, terminated, truncated, info = env.step({"name": "search_tools", "arguments": {"query": "note"}})
+    assert truncated and not terminated and info["step"] == 2
+    env.close()
+
+
+def test_failing_code_fills_action_error_and_keeps_effects(code_env: MMToolSandboxEnv) -> None:
+    code_env.reset(options={"task_id": "notes_whiteboard_cleanup"})
+    code_env.step("```python\nsearch_tools(query='notes create note')\n```")
+    obs, _, _, _, info = code_env.step("```python\nnotes_create_note(title='t', content='c')\nraise ValueError('boom')\n```")
+    assert info["action_error"] == "ValueError: boom" and info["action_error_kind"] == "exception"
+    assert "ValueError: boom" in obs["text"]
+    assert [r["title"] for r in code_env.world.rows("notes") if r["title"] == "t"] == ["t"]  # the call before the raise stands
+    _, _, _, _, info = code_env.step("```python\n)(\n```")
+    assert info["action_error_kind"] == "syntax" and info["action_error"].startswith("SyntaxError")
+    _, _, _, _, info = code_env.step("```python\nprint(1)\n```")
+    assert info["action_error"] is None
 
 
 def test_task_metadata_and_info_keys(tool_env: MMToolSandboxEnv) -> None:

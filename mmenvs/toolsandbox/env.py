@@ -81,7 +81,8 @@ class MMToolSandboxEnv(MMEnv):
     ``mode`` ("code" | "tool"), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
     (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
     default), ``sandbox_timeout`` (s), ``sandbox_isolation``, ``obs_size``, ``reward_mode``,
-    ``render_mode``, ``max_steps`` (overrides the message budget), ``guardrail_zero`` (True: code refused
+    ``render_mode``, ``max_messages`` (overrides the scenario's message budget), ``max_steps`` (a cap on agent
+    actions, as in every mmenvs env; it replaces the message budget unless ``max_messages`` is given too), ``guardrail_zero`` (True: code refused
     by the sandbox's static guardrail sets the episode's F1 to 0, as the published evaluation does;
     ``entity_f1_measured`` keeps the diff's own F1).
 
@@ -98,10 +99,14 @@ class MMToolSandboxEnv(MMEnv):
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
                  pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
                  sandbox_timeout: float = 10.0, sandbox_isolation: str = "auto", guardrail_zero: bool = True,
-                 **kwargs: Any) -> None:
+                 max_messages: int | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if max_messages is not None and (isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 2):
+            raise ValueError(f"max_messages must be an integer ≥ 2, got {max_messages!r}")
         self._max_steps_given = kwargs.get("max_steps") is not None
+        self._max_messages_given = max_messages
+        self.max_messages = max_messages or 100
         super().__init__(**kwargs)
         self.mode = mode
         self.toolset = toolset
@@ -181,8 +186,7 @@ class MMToolSandboxEnv(MMEnv):
         self._guardrail_violations = 0
         self._obs_image_key = "none"
         self.search.reset()
-        if not self._max_steps_given:
-            self.max_steps = task.max_messages
+        self.max_messages = self._max_messages_given or task.max_messages
         self.messages = 0
         self._current_image = None
         self._oracle_cursor = 0
@@ -234,7 +238,7 @@ class MMToolSandboxEnv(MMEnv):
         if kind == "code":
             text, info = self._run_code(payload)
             self.messages += 1
-            return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info(info))
+            return self._code_outcome(text + self._image_note(images_before), info)
         call = payload
         self.messages += 1
         if call.name == "execute_code":
@@ -243,7 +247,7 @@ class MMToolSandboxEnv(MMEnv):
             except ToolError as exc:
                 raise ActionError("tool_error", str(exc)) from None
             text, info = self._run_code(arguments["code"])
-            return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info(info))
+            return self._code_outcome(text + self._image_note(images_before), info)
         try:
             result = self._call(call.name, call.arguments)
         except ToolError as exc:
@@ -334,7 +338,17 @@ class MMToolSandboxEnv(MMEnv):
             self._guardrail_violations += 1
         calls = [c["name"] for c in result.tool_calls]
         text = "Execution result:\n" + result.text
-        return text, {"code_error_kind": result.error_kind, "code_tool_calls": calls}
+        info: dict[str, Any] = {"code_error_kind": result.error_kind, "code_tool_calls": calls}
+        if not result.ok:  # a truncated output is not a failure (RunResult.ok); everything else is
+            info["code_error"] = _short_error(result.error or "", result.error_kind)
+        return text, info
+
+    def _code_outcome(self, text: str, info: dict[str, Any]) -> ActionOutcome:
+        """The outcome of a code run: a failure part-way fills ``info["action_error"]``, but the tool
+        calls made before it stand (each ran in its own savepoint), so it is not an ``ActionError``."""
+        error = info.pop("code_error", None)
+        return ActionOutcome(text=text, info=self._step_info(info), error=error,
+                             error_kind=info["code_error_kind"] if error else None)
 
     def _image_note(self, images_before: int) -> str:
         """Point the observation image at what this action produced: a viewed image, else the newest made one."""
@@ -410,7 +424,11 @@ class MMToolSandboxEnv(MMEnv):
         return copy.deepcopy(self._actions)
 
     def budget_exhausted(self) -> bool:
-        return self.messages >= self.max_steps
+        # An explicit max_steps is the contract's cap on agent actions and replaces the message budget
+        # (unless max_messages is given too); by default the scenario's message budget applies.
+        if self._max_steps_given:
+            return self.steps >= self.max_steps or (self._max_messages_given is not None and self.messages >= self.max_messages)
+        return self.messages >= self.max_messages
 
     def frame(self) -> np.ndarray | None:
         return None if self._current_image is None else self.images.get(self._current_image)
@@ -523,6 +541,12 @@ def _random_value(annotation: Any, rng: np.random.Generator) -> Any:
     if annotation is dict:
         return {}
     return _WORDS[int(rng.integers(len(_WORDS)))]
+
+
+def _short_error(error: str, kind: str | None) -> str:
+    """The last line of a sandbox error (``ValueError: boom`` rather than the whole traceback)."""
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else f"the code failed ({kind or 'error'})"
 
 
 def _dump(value: Any) -> str:
