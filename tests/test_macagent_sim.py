@@ -443,6 +443,9 @@ def test_applescript_round_trips(b: SimBackend) -> None:
     assert run('tell application "Reminders" to count reminders of list "Apple Systems"') == "1"
     run('tell application "System Events" to tell appearance preferences to set dark mode to true')
     assert b.app("System Settings").dark_mode is True
+    run('tell application "System Events" to tell every desktop to set picture to "/System/Library/Desktop Pictures/Ventura.heic"')
+    assert b.app("System Settings").wallpaper == "Ventura"
+    assert run('tell application "System Events" to get picture of desktop 1') == "/System/Library/Desktop Pictures/Ventura.heic"
     run('tell application "Finder" to make new folder at desktop with properties {name:"Reports"}')
     assert (b.home / "Desktop" / "Reports").is_dir()
     assert run('tell application "Finder" to get name of every item of desktop') == "Reports"

@@ -9,12 +9,12 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...applescript import AppleScriptError, AppleScriptHost, SystemEventsApp
+from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
 from ..base import BackendError, ShellOutput
 from .apps.settings import MACOS_BUILD, MACOS_VERSION
 from .keys import base_key
-from .scripting import AppearanceMapping, AppProxy, FinderScripting, LifecycleOnly, TerminalScripting
+from .scripting import AppProxy, FinderScripting, LifecycleOnly, SimSystemEvents, TerminalScripting
 from .theme import ACCENT_CODES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +49,7 @@ class SimHost(AppleScriptHost):
         desk = self.backend._desk()
         app: Any
         if key == "system events":
-            s = desk.settings
-            app = SystemEventsApp(self, AppearanceMapping(s), processes=self._processes,
+            app = SimSystemEvents(self, desk.settings, processes=self._processes,
                                   activate=lambda n: desk.activate(desk.app(n)))
         elif key == "finder":
             app = FinderScripting(self.backend)

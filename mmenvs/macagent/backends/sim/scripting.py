@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ...applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ...applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
+from ...applescript.system_events import SystemEventsApp
 from ...applescript.values import Constant, FileRef, hfs_to_posix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -440,3 +441,47 @@ class AppearanceMapping(MutableMapping):
 
     def __len__(self) -> int:
         return 2 + len(self.extra)
+
+
+WALLPAPER_DIR = "/System/Library/Desktop Pictures"
+
+
+class SimSystemEvents(SystemEventsApp):
+    """System Events plus ``desktop`` objects whose ``picture`` is the wallpaper
+    (``/System/Library/Desktop Pictures/<Name>.heic``), set from System Settings' wallpapers."""
+
+    def __init__(self, host: Any, settings: Any, **kw: Any) -> None:
+        super().__init__(host, AppearanceMapping(settings), **kw)
+        self.settings = settings
+        t = self.terminology
+        self.terminology = Terminology(classes={**t.classes, "desktop": "desktops"},
+                                       properties=t.properties | {"picture", "display name"},
+                                       commands=t.commands, constants=t.constants)
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls == "desktop":
+            return [ObjectRef("desktop", 1)]
+        return super().elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is not None and obj.cls == "desktop":
+            if prop == "picture":
+                return f"{WALLPAPER_DIR}/{self.settings.wallpaper}.heic"
+            if prop in ("display name", "name"):
+                return "Built-in Display"
+            if prop == "id":
+                return obj.id
+        return super().get_property(obj, prop)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "desktop" and prop == "picture":
+            from .theme import WALLPAPERS
+
+            name = path_text(value).rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            match = [w for w in WALLPAPERS if w.lower() == name.lower()]
+            if not match:
+                raise AppleScriptError(f"Can’t set picture of desktop 1 to {path_text(value)!r}: the simulator has the "
+                                       f"wallpapers {', '.join(WALLPAPERS)} in {WALLPAPER_DIR}.", ERR_APP_GENERIC)
+            self.settings.set_wallpaper(match[0])
+            return
+        super().set_property(obj, prop, value)

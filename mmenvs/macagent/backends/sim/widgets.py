@@ -12,7 +12,7 @@ draws itself onto the window's surface, and describes itself for the accessibili
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from PIL import ImageDraw
@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .window import Window
 
 Rect = tuple[int, int, int, int]  # x, y, w, h
-Color = "RGB | str | None"
 
 
 def col(theme: Theme, c: Any) -> RGB:

@@ -5,13 +5,12 @@ advances time. The real Clock app has no AppleScript dictionary; the sim exposes
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ....applescript.model import ClassSpec, ObjectRef, RecordStoreApp
 from ..menus import MenuItem
-from ..theme import Theme, font
-from ..widgets import Box, Button, Checkbox, Custom, Label, ListView, PopupButton, Row, Segmented, TextField, Widget
+from ..widgets import Box, Button, Checkbox, Label, ListView, PopupButton, Row, Segmented, TextField, Widget
 from ..window import Window, alert
 from .base import App
 

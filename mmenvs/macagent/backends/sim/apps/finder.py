@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..menus import MenuItem, sep
 from ..widgets import Box, Button, Label, ListView, Row, TextField, Widget
-from ..window import Window, alert, text_prompt
+from ..window import Window, alert
 from .base import App
 
 if TYPE_CHECKING:  # pragma: no cover

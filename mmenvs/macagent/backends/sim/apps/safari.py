@@ -10,7 +10,6 @@ import plistlib
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus, urlparse
 
