@@ -286,6 +286,39 @@ def test_ctypes_crash_restarts_worker(host: Host) -> None:
 
 
 @requires_bwrap
+def test_kernel_attack_surface_syscalls_are_denied(host: Host) -> None:
+    if "seccomp" not in _flags:
+        pytest.skip("bwrap here cannot load a seccomp filter")
+    import platform
+
+    from mmenvs.sandbox.isolation import _DENIED_SYSCALLS
+
+    if platform.machine() not in _DENIED_SYSCALLS:
+        pytest.skip(f"no seccomp table for {platform.machine()}")
+    table = _DENIED_SYSCALLS[platform.machine()][1]
+    probes = {name: table[name] for name in ("ptrace", "keyctl", "add_key", "bpf", "perf_event_open",
+                                             "userfaultfd", "io_uring_setup", "unshare", "setns", "mount")}
+    code = ("import ctypes, os\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "out = {}\n"
+            f"for name, nr in {sorted(probes.items())!r}:\n"
+            "    ctypes.set_errno(0)\n"
+            "    r = libc.syscall(nr, 0, 0, 0, 0, 0)\n"
+            "    out[name] = (r, ctypes.get_errno())\n"
+            "out")
+    with make(enforce_policy=False) as sb:
+        sb.run("canary_var = 41")
+        res = sb.run(code)
+        assert res.error is None, res.text
+        results = eval(res.value)  # a dict of ints, printed by our own code
+        import errno
+
+        assert results == {name: (-1, errno.EPERM) for name in probes}
+        assert sb.run("import os\nos.getpid() > 0").value == "True"  # ordinary syscalls still work
+        assert_next_run_works(sb, res, state_kept=True)
+
+
+@requires_bwrap
 def test_tcp_connection_to_localhost_fails(host: Host) -> None:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -107,3 +107,21 @@ def test_pids_cgroup_limits_forks_and_cleans_up() -> None:
         path = cg.path
         cg.remove()
     assert not path.exists()
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_seccomp_program_is_well_formed(machine: str) -> None:
+    import struct
+
+    prog = iso.seccomp_filter(machine)
+    assert prog is not None and len(prog) % 8 == 0
+    ins = [struct.unpack("=HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
+    arch, table = iso._DENIED_SYSCALLS[machine]
+    assert ins[0] == (0x20, 0, 0, 4) and ins[1][3] == arch  # load arch, compare
+    assert ins[-2] == (0x06, 0, 0, 0x7FFF0000) and ins[-1] == (0x06, 0, 0, 0x00050001)  # allow, EPERM
+    for i, (code, jt, jf, k) in enumerate(ins):
+        if code in (0x15, 0x35) and i > 1:
+            assert i + 1 + jt == len(ins) - 1, "every syscall check jumps to the deny return"
+    checked = {k for code, _, _, k in ins[4:-2] if code == 0x15}
+    assert checked == set(table.values())
+    assert iso.seccomp_filter("sparc") is None

@@ -138,13 +138,82 @@ def _system_binds(full_usr: bool) -> list[str]:
     return args
 
 
+# ---------------------------------------------------------------------------------------------
+# seccomp: deny syscalls sandboxed code never needs and that widen the kernel attack surface
+# ---------------------------------------------------------------------------------------------
+
+# Denied with EPERM: tracing and cross-process memory access, kernel keyrings (not namespaced
+# by uid mapping), BPF, perf, userfaultfd, io_uring, module/kexec loading, mounts, swap,
+# reboot, accounting, the kernel log, and entering or creating namespaces.
+_DENIED_SYSCALLS = {
+    "x86_64": (0xC000003E, {
+        "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
+        "add_key": 248, "request_key": 249, "keyctl": 250, "bpf": 321, "perf_event_open": 298,
+        "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+        "delete_module": 176, "mount": 165, "umount2": 166, "pivot_root": 155, "swapon": 167,
+        "swapoff": 168, "reboot": 169, "acct": 163, "syslog": 103, "unshare": 272, "setns": 308,
+        "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429}),
+    "aarch64": (0xC00000B7, {
+        "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272,
+        "add_key": 217, "request_key": 218, "keyctl": 219, "bpf": 280, "perf_event_open": 241,
+        "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
+        "delete_module": 106, "mount": 40, "umount2": 39, "pivot_root": 41, "swapon": 224,
+        "swapoff": 225, "reboot": 142, "acct": 89, "syslog": 116, "unshare": 97, "setns": 268,
+        "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429}),
+}
+
+
+def seccomp_filter(machine: str | None = None) -> bytes | None:
+    """A classic-BPF seccomp program (as bwrap's ``--seccomp`` reads it) for this CPU, or None.
+
+    Other architectures are killed (no syscall confusion through a foreign ABI); on x86_64 the
+    x32 ABI (syscall numbers with bit 30 set) is denied as a whole.
+    """
+    import platform
+    import struct
+
+    machine = machine or platform.machine()
+    if machine not in _DENIED_SYSCALLS:
+        return None
+    arch, table = _DENIED_SYSCALLS[machine]
+    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny, kill = 0x7FFF0000, 0x00050000 | 1, 0x80000000  # RET_ALLOW, RET_ERRNO|EPERM, RET_KILL_PROCESS
+    nrs = sorted(set(table.values()))
+    # Layout: [ld arch, jeq arch, ret kill, ld nr, (jge x32), jeq nr..., ret allow, ret deny]
+    prog: list[tuple[int, int, int, int]] = [(ld_abs, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill), (ld_abs, 0, 0, 0)]
+    checks = ([(jge, 0x40000000)] if machine == "x86_64" else []) + [(jeq, nr) for nr in nrs]
+    deny_index = len(prog) + len(checks) + 1
+    for code, k in checks:
+        here = len(prog)
+        prog.append((code, deny_index - here - 1, 0, k))
+    prog += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
+def seccomp_fd(flags: frozenset[str]) -> int | None:
+    """A pipe read end holding the seccomp program when ``flags`` allow it (the caller closes it)."""
+    if "seccomp" not in flags:
+        return None
+    program = seccomp_filter()
+    if program is None:
+        return None
+    r, w = os.pipe()
+    os.write(w, program)
+    os.close(w)
+    return r
+
+
 def bwrap_command(bwrap: str, argv: list[str], *, env: dict[str, str], ro_binds: Iterable[str] = (),
                   rw_binds: Iterable[tuple[str, str]] = (), ro_binds_at: Iterable[tuple[str, str]] = (),
                   data_files: Iterable[tuple[int, str]] = (), tmpfs_mb: int = 256, chdir: str = "/tmp",
-                  full_usr: bool = False, flags: frozenset[str] = frozenset()) -> list[str]:
+                  full_usr: bool = False, flags: frozenset[str] = frozenset(),
+                  seccomp: int | None = None) -> list[str]:
     """The bwrap command line that runs ``argv`` in a fresh sandbox.
 
-    ``flags`` comes from :func:`probe_bwrap` and says which optional features work here.
+    ``flags`` comes from :func:`probe_bwrap` and says which optional features work here;
+    ``seccomp`` is an fd from :func:`seccomp_fd` (it must be passed to the child).
     """
     cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--clearenv", "--hostname", "sandbox"]
@@ -152,6 +221,8 @@ def bwrap_command(bwrap: str, argv: list[str], *, env: dict[str, str], ro_binds:
         cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
         if "disable-userns" in flags:
             cmd += ["--disable-userns"]
+    if seccomp is not None:
+        cmd += ["--seccomp", str(seccomp)]
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     cmd += _system_binds(full_usr)
@@ -186,17 +257,23 @@ def probe_bwrap(bwrap: str | None) -> tuple[frozenset[str] | None, str]:
         ro, _ = python_paths()
         last_err = ""
         result: tuple[frozenset[str] | None, str] | None = None
-        for flags in (frozenset({"userns", "disable-userns", "tmpfs-size"}), frozenset({"userns", "tmpfs-size"}),
-                      frozenset({"userns"}), frozenset()):
+        full = ["seccomp", "disable-userns", "tmpfs-size", "userns"]
+        # Try everything, then drop optional features one at a time (oldest bwrap / kernel last).
+        for flags in [frozenset(full[i:]) for i in range(len(full))] + [frozenset()]:
+            fd = seccomp_fd(flags)
             cmd = bwrap_command(bwrap, [os.path.realpath(sys.executable), "-S", "-c", "pass"],
-                                env={"PATH": "/usr/bin:/bin"}, ro_binds=ro, flags=flags)
+                                env={"PATH": "/usr/bin:/bin"}, ro_binds=ro, flags=flags, seccomp=fd)
             try:
-                proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+                proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
+                                      pass_fds=(fd,) if fd is not None else ())
             except (OSError, subprocess.TimeoutExpired) as exc:
                 last_err = str(exc)
                 break
+            finally:
+                if fd is not None:
+                    os.close(fd)
             if proc.returncode == 0:
-                result = (flags, "")
+                result = (flags if fd is not None or "seccomp" not in flags else flags - {"seccomp"}, "")
                 break
             last_err = proc.stderr.decode(errors="replace").strip()[-300:]
         if result is None:

@@ -27,6 +27,7 @@ from .isolation import (
     process_limit_kind,
     python_paths,
     resolve_isolation,
+    seccomp_fd,
 )
 from .policy import DEFAULT_ALLOWED_IMPORTS, Policy
 
@@ -104,11 +105,13 @@ class _Worker:
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "MPLBACKEND": "Agg",
         }
+        sfd: int | None = None
         if sb.isolation == "bwrap":
             env.update(HOME="/tmp", TMPDIR="/tmp", MPLCONFIGDIR="/tmp/.matplotlib")
             ro, _ = python_paths()
+            sfd = seccomp_fd(sb._bwrap_flags)
             cmd = bwrap_command(sb._bwrap_path, argv, env=env, ro_binds=ro, tmpfs_mb=sb.tmpfs_mb,
-                                chdir="/tmp", flags=sb._bwrap_flags)
+                                chdir="/tmp", flags=sb._bwrap_flags, seccomp=sfd)
             cwd = None
         else:
             # No namespaces: the best we can do is a private working directory and an empty env.
@@ -120,10 +123,13 @@ class _Worker:
         try:
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                pass_fds=(p2w_r, w2p_w), start_new_session=True, env=env, cwd=cwd)
+                pass_fds=(p2w_r, w2p_w) + ((sfd,) if sfd is not None else ()),
+                start_new_session=True, env=env, cwd=cwd)
         finally:
             os.close(p2w_r)
             os.close(w2p_w)
+            if sfd is not None:
+                os.close(sfd)
         if self.cgroup is not None:
             self.cgroup.add(self.proc.pid)
         self.wfd, self.rfd = p2w_w, w2p_r

@@ -30,7 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .isolation import PidsCgroup, bwrap_command, close_at_exit, process_limit_kind, process_tree, python_paths, resolve_isolation
+from .isolation import (
+    PidsCgroup,
+    bwrap_command,
+    close_at_exit,
+    process_limit_kind,
+    process_tree,
+    python_paths,
+    resolve_isolation,
+    seccomp_fd,
+)
 
 HostCommand = Callable[[list[str], str], tuple[str, str, int]]
 
@@ -292,8 +301,11 @@ class ShellSandbox:
                 data_fds.append(r)
                 files.append((r, dest))
             ro, _ = python_paths()
+            sfd = seccomp_fd(self._bwrap_flags)
+            if sfd is not None:
+                data_fds.append(sfd)
             cmd = bwrap_command(
-                self._bwrap_path, argv, env=self._env(None), ro_binds=ro, full_usr=True,
+                self._bwrap_path, argv, env=self._env(None), ro_binds=ro, full_usr=True, seccomp=sfd,
                 ro_binds_at=[(f"{self._runtime}/bin", f"{_RUN_DIR}/bin"), (f"{self._runtime}/sock", f"{_RUN_DIR}/sock")],
                 rw_binds=[(str(self.home), self.home_in_sandbox)], data_files=files,
                 tmpfs_mb=self.tmpfs_mb, chdir=self.home_in_sandbox, flags=self._bwrap_flags)
