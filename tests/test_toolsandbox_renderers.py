@@ -397,3 +397,22 @@ def test_long_strings_wrap_inside_the_image() -> None:
                 assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h, (kind, key)
                 value = lookup(r.facts, key)
                 assert any(squash(f) in squash(text[key]) for f in shown_forms(value)), (kind, key, text[key])
+
+
+def test_calendar_week_view_shows_overlapping_and_out_of_hours_events() -> None:
+    facts = {"view": "week", "week_start": "2026-03-02", "events": [
+        {"title": "Quarterly planning with the whole leadership team", "date": "2026-03-03", "start": "09:00", "end": "10:30", "location": "Boardroom"},
+        {"title": "Dentist", "date": "2026-03-03", "start": "09:30", "end": "10:00"},
+        {"title": "Call with Priya", "date": "2026-03-03", "start": "09:45", "end": "10:15", "location": "Zoom"},
+        {"title": "Late dinner", "date": "2026-03-05", "start": "21:00", "end": "22:30"},
+        {"title": "Early run", "date": "2026-03-07", "start": "06:30", "end": "07:15"}]}
+    r = render("calendar_screenshot", rng(0), facts=facts)
+    h, w = r.image.shape[:2]
+    titles = [r.boxes[f"events.{i}.title"] for i in range(3)]
+    for a in range(3):
+        for b in range(a + 1, 3):  # side by side, never on top of each other
+            A, B = titles[a], titles[b]
+            assert A[2] <= B[0] or B[2] <= A[0] or A[3] <= B[1] or B[3] <= A[1], (A, B)
+    for key, box in r.boxes.items():
+        assert 0 <= box[0] < box[2] <= w and 0 <= box[1] < box[3] <= h, key
+        assert box_contrast(r.image, box) >= 60, key

@@ -277,7 +277,50 @@ def render_calendar_screenshot(rng: np.random.Generator, *, facts: dict | None =
     y0w, m0w, d0w = parse_date(facts["week_start"], "week_start")
     start = _dt.date(y0w, m0w, d0w)
     if facts["view"] == "week":
-        W, H = 820, 760
+        H = 760
+        left, top, bottom = 62, 110, H - 12
+        mins = [(int(e["start"][:2]) * 60 + int(e["start"][3:]), int(e["end"][:2]) * 60 + int(e["end"][3:])) for e in facts["events"]]
+        first_h = min([8] + [a // 60 for a, _ in mins])
+        last_h = max([20] + [-(-b // 60) for _, b in mins])
+        hours = list(range(first_h, last_h))  # the grid grows to show early and late events
+        row_h = (bottom - top) / len(hours)
+        lane_w = 104.0
+        title_font = font(11, family, bold=True)
+        small = font(10, family)
+
+        def block_lines(e: dict[str, Any], i: int) -> list[tuple[str, Any, list[str]]]:
+            """(text, font, fact keys) of each line inside an event block of width ``lane_w``."""
+            out = [(ln, title_font, [f"events.{i}.title"]) for ln in wrap(e["title"], title_font, lane_w - 12)]
+            t_start, t_end = time_text(e["start"], twelve), time_text(e["end"], twelve)
+            if small.getlength(f"{t_start} – {t_end}") <= lane_w - 10:
+                out.append((f"{t_start} – {t_end}", small, [f"events.{i}.start", f"events.{i}.end"]))
+            else:
+                out += [(f"{t_start} –", small, [f"events.{i}.start"]), (t_end, small, [f"events.{i}.end"])]
+            if e.get("location"):
+                out += [(ln, small, [f"events.{i}.location"]) for ln in wrap(e["location"], small, lane_w - 10)]
+            return out
+
+        lines_of = {i: block_lines(e, i) for i, e in enumerate(facts["events"])}
+        need_px = {i: 6 + sum(13 if f is title_font else 12 for _, f, _ in ls) for i, ls in lines_of.items()}
+        # overlapping events sit side by side in lanes (as calendar apps draw them); a day is as wide as its lanes
+        vis_end = {i: max(mins[i][1], mins[i][0] + int(60 * need_px[i] / row_h) + 1) for i in range(len(mins))}
+        lane: dict[int, int] = {}
+        lanes_of_day = [1] * 7
+        for col in range(7):
+            day_iso = (start + _dt.timedelta(days=col)).isoformat()
+            ends: list[int] = []
+            for i in sorted((i for i, e in enumerate(facts["events"]) if e["date"] == day_iso), key=lambda i: mins[i][0]):
+                free = next((k for k, end in enumerate(ends) if end <= mins[i][0]), None)
+                if free is None:
+                    ends.append(vis_end[i])
+                    free = len(ends) - 1
+                ends[free] = vis_end[i]
+                lane[i] = free
+            lanes_of_day[col] = max(1, len(ends))
+        col_x = [float(left)]
+        for n in lanes_of_day:
+            col_x.append(col_x[-1] + lane_w * n)
+        W = int(col_x[-1]) + 12
         cv = Canvas(W, H, bg)
         end = start + _dt.timedelta(days=6)
         title = f"{MONTHS[start.month - 1]} {start.year}" if start.month == end.month else f"{MONTHS[start.month - 1][:3]} – {MONTHS[end.month - 1][:3]} {end.year}"
@@ -286,50 +329,30 @@ def render_calendar_screenshot(rng: np.random.Generator, *, facts: dict | None =
         cv.text((W - 135, 30), "Today", font(13, family), ink, anchor="mm", distractor=True)
         cv.draw.rounded_rectangle((W - 90, 16, W - 20, 44), radius=6, outline=line)
         cv.text((W - 55, 30), "Week", font(13, family), ink, anchor="mm", distractor=True)
-        left, top, bottom = 62, 110, H - 12
-        hours = list(range(8, 20))
-        col_w = (W - left - 12) / 7
-        row_h = (bottom - top) / len(hours)
         for i in range(7):
             day = start + _dt.timedelta(days=i)
-            cx = left + col_w * (i + 0.5)
+            cx = (col_x[i] + col_x[i + 1]) / 2
             cv.text((cx, 62), WEEKDAYS[i][:3].upper(), font(11, family, bold=True), meta, anchor="ma")
             on_day = [f"events.{j}.date" for j, e in enumerate(facts["events"]) if e["date"] == day.isoformat()]
             cv.text((cx, 78), str(day.day), font(20, family), ink, anchor="ma", key=on_day or None)
-            cv.draw.line((left + col_w * i, top, left + col_w * i, bottom), fill=line)
+            cv.draw.line((col_x[i], top, col_x[i], bottom), fill=line)
         for j, h in enumerate(hours):
             yy = top + row_h * j
             cv.draw.line((left, yy, W - 12, yy), fill=line)
             lab = time_text(f"{h:02d}:00", True).replace(":00", "") if twelve else f"{h:02d}:00"
             cv.text((left - 8, yy), lab, font(10, family), meta, anchor="rm")
         for i, e in enumerate(facts["events"]):
-            day = _dt.date.fromisoformat(e["date"])
-            col = (day - start).days
-            sh, sm = (int(p) for p in e["start"].split(":"))
-            eh, em = (int(p) for p in e["end"].split(":"))
-            t0 = max(sh + sm / 60, hours[0])
-            t1 = min(eh + em / 60, hours[-1] + 1)
-            x0 = left + col_w * col + 2
-            ya = top + (t0 - hours[0]) * row_h + 1
-            yb = max(top + (t1 - hours[0]) * row_h - 1, ya + (44 if e.get("location") else 30))
+            col = (_dt.date.fromisoformat(e["date"]) - start).days
+            x0 = col_x[col] + 2 + lane[i] * lane_w
+            ya = top + (mins[i][0] / 60 - hours[0]) * row_h + 1
+            yb = max(top + (mins[i][1] / 60 - hours[0]) * row_h - 1, ya + need_px[i])
             color = palette[i % len(palette)]
-            cv.draw.rounded_rectangle((x0, ya, x0 + col_w - 4, yb), radius=4, fill=color)
+            cv.draw.rounded_rectangle((x0, ya, x0 + lane_w - 4, yb), radius=4, fill=color)
             tc = ink_on(color)
-            tf = font(11, family, bold=True)
-            lines = wrap(e["title"], tf, col_w - 12)
             ty = ya + 3
-            max_lines = max(1, int((yb - ya - 16) // 13))
-            shown = lines[:max_lines]
-            if len(shown) < len(lines):  # not enough room: shrink instead of cutting the title
-                tf = font(9, family, bold=True)
-                shown = wrap(e["title"], tf, col_w - 12)
-            for ln in shown:
-                cv.text((x0 + 4, ty), ln, tf, tc, key=f"events.{i}.title")
-                ty += tf.size + 2
-            tline = f"{time_text(e['start'], twelve)} – {time_text(e['end'], twelve)}"
-            cv.text((x0 + 4, ty), tline, fit_font(tline, family, col_w - 10, 10), tc, key=[f"events.{i}.start", f"events.{i}.end"])
-            if e.get("location"):
-                cv.text((x0 + 4, ty + 12), e["location"], fit_font(e["location"], family, col_w - 10, 10), tc, key=f"events.{i}.location")
+            for text, fnt, keys in lines_of[i]:
+                cv.text((x0 + 4, ty), text, fnt, tc, key=keys)
+                ty += 13 if fnt is title_font else 12
         canvas_h = H
     else:
         W = 420
