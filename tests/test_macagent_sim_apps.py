@@ -91,7 +91,9 @@ def test_desktop_icons_open_and_select(b: SimBackend) -> None:
 def test_mail_reply_and_draft_alert(b: SimBackend) -> None:
     b.app("Mail").add_message("ana@example.com", "Lunch?", "Are you free at noon?")
     b.open_app("Mail")
-    click(b, "AXRow", "● ana@example.com")
+    row = [e for e in elements(b) if e[0] == "AXRow" and e[1] == "ana@example.com"][0]
+    assert "unread" in row[4] and row[2] == "9:41 AM | Lunch? — Are you free at noon?"
+    click(b, "AXRow", "ana@example.com")
     assert b.app("Mail").messages()[0]["read"] is True
     b.hotkey("command", "r")
     fields = {e[1]: e[2] for e in elements(b) if e[0] in ("AXTextField", "AXTextArea")}

@@ -772,6 +772,7 @@ class Row:
     badge: str = ""  # right-aligned count
     check: bool | None = None  # Reminders: draw a completion circle
     swatch: Any = None  # colour dot before the text
+    unread: bool = False  # Mail: a blue dot in the margin
 
 
 class ListView(Widget):
@@ -980,6 +981,10 @@ class ListView(Widget):
                        fill=theme.secondary_text, anchor="ls")
                 continue
             x = rx + (14 if self.sidebar else 8)
+            if r.unread:
+                cy = y0 + (self.row_height // 2 if not r.detail else 14)
+                d.ellipse((rx + 2, cy - 3, rx + 8, cy + 3), fill=(255, 255, 255) if selected else theme.accent)
+                x += 4
             if r.check is not None:
                 cy = y0 + (self.row_height // 2 if not r.detail else 14)
                 c = col(theme, r.color) if r.color is not None else theme.accent
@@ -1010,6 +1015,10 @@ class ListView(Widget):
                 weight = "bold" if r.bold else "regular"
                 avail = rx + rw - x - 10 - (text_width(r.badge, 12) + 8 if r.badge else 0)
                 if r.detail:
+                    if len(r.cells) > 1 and r.cells[1]:
+                        d.text((rx + rw - 10, y0 + 14), r.cells[1], font=font(11), fill=fg if selected else theme.secondary_text,
+                               anchor="rm")
+                        avail -= text_width(r.cells[1], 11) + 8
                     d.text((x, y0 + 14), fit_text(r.cells[0], avail, 13, "bold"), font=font(13, "bold"), fill=fg, anchor="lm")
                     d.text((x, y0 + 32), fit_text(r.detail, avail, 12), font=font(12),
                            fill=fg if selected else theme.secondary_text, anchor="lm")
@@ -1031,9 +1040,11 @@ class ListView(Widget):
             if r.header:
                 continue
             flags = "selected" if r.key in self.selected else ""
-            value = " | ".join(c for c in r.cells[1:] if c) or (r.detail or None)
+            value = " | ".join(c for c in [*r.cells[1:], r.detail] if c) or None
             if r.check is not None:
                 flags = (flags + " " if flags else "") + ("checked" if r.check else "unchecked")
+            if r.unread:
+                flags = (flags + " " if flags else "") + "unread"
             rect = self.row_rect(self.win, i) if self.win is not None else (self.rect[0], self.rect[1], self.rect[2], self.row_height)
             if rect[1] < self.rect[1] + self._header_h or rect[1] + rect[3] > self.rect[1] + self.rect[3]:
                 continue  # scrolled out of view

@@ -378,7 +378,8 @@ class MailApp(App):
         msgs = self.store.elements(box, "message")
         recs = sorted(((m, self.store.record(m)) for m in msgs), key=lambda t: t[1]["date received"] or datetime.min, reverse=True)
         n_unread = len([1 for _, r in recs if not r["read status"]])
-        out.append(Label((side + 16, 30, 300, 16), f"{len(recs)} messages" + (f", {n_unread} unread" if n_unread else ""), 11,
+        out.append(Label((side + 16, 30, 300, 16), f"{len(recs)} message{'s' if len(recs) != 1 else ''}" +
+                         (f", {n_unread} unread" if n_unread else ""), 11,
                          color="secondary_text", key="mail:count"))
         out.append(Button("mail:compose", (W - 48, 14, 32, 24), "New Message", lambda: self.compose(), style="toolbar",
                           symbol="✎", size=17))
@@ -394,7 +395,7 @@ class MailApp(App):
             d = r["date received"]
             when = (f"{d.hour % 12 or 12}:{d.minute:02d} {'AM' if d.hour < 12 else 'PM'}" if d.date() == self.desktop.now.date()
                     else d.strftime("%d/%m/%Y")) if d else ""
-            mrows.append(Row(m.id, [("● " if not r["read status"] else "") + who, when],
+            mrows.append(Row(m.id, [who, when], unread=not r["read status"],
                              detail=(r["subject"] or "(No Subject)") + " — " + r["content"].split("\n")[0][:60]))
         sel = [self.selected_message] if self.selected_message in [r.key for r in mrows] else []
         out.append(ListView("mail:list", (side, 52, mid_w, H - 52), mrows, sel, name=box_name,
