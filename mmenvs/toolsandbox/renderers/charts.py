@@ -117,7 +117,7 @@ def render_bar_chart(rng: np.random.Generator, *, facts: dict | None = None, dif
             yb = y1 - (y1 - y0) * v / top
             col = palette[i % len(palette)] if multicolor else palette[0]
             cv.draw.rectangle((xc - bw / 2, yb, xc + bw / 2, y1), fill=col)
-            cv.boxes[f"bars.{i}"] = (int(round(xc - bw / 2)), int(round(yb)), int(round(xc + bw / 2)), y1)
+            cv.boxes[f"bars.{i}"] = (int(round(xc - bw / 2)), min(int(round(yb)), y1 - 1), int(round(xc + bw / 2)), y1)
             cv.text((xc, yb - 4), _fmt(v, unit), vf, ink, key=f"data.{i}.value", anchor="md")
             lf = fit_font(item["label"], family, slot - 4, 13)
             cv.text((xc, y1 + 8), item["label"], lf, ink, key=f"data.{i}.label", anchor="ma")
@@ -142,7 +142,7 @@ def render_bar_chart(rng: np.random.Generator, *, facts: dict | None = None, dif
             xe = left + (right - left) * v / top
             col = palette[i % len(palette)] if multicolor else palette[0]
             cv.draw.rectangle((left, yc - bh / 2, xe, yc + bh / 2), fill=col)
-            cv.boxes[f"bars.{i}"] = (left, int(round(yc - bh / 2)), int(round(xe)), int(round(yc + bh / 2)))
+            cv.boxes[f"bars.{i}"] = (left, int(round(yc - bh / 2)), max(int(round(xe)), left + 1), int(round(yc + bh / 2)))
             cv.text((xe + 6, yc), _fmt(v, unit), vf, ink, key=f"data.{i}.value", anchor="lm")
             cv.text((left - 10, yc), item["label"], lf, ink, key=f"data.{i}.label", anchor="rm")
         cv.draw.line((left, y0, left, y1), fill=ink, width=1)
@@ -198,7 +198,7 @@ def render_line_chart(rng: np.random.Generator, *, facts: dict | None = None, di
     cv.text((24, 16), facts["title"], fit_font(facts["title"], family, W - 260, 20, bold=True), ink, key="title")
     allv = [float(v) for s in facts["series"] for v in s["values"]]
     lo_v, hi_v = min(allv), max(allv)
-    span = max(hi_v - lo_v, 1e-6)
+    span = max(hi_v - lo_v, 0.2 * abs(hi_v), 1.0)  # a flat series still gets a readable axis
     step = _nice_step(span * 1.3)
     bottom = step * math.floor((lo_v - 0.15 * span) / step)
     bottom = max(bottom, 0.0) if lo_v >= 0 else bottom
