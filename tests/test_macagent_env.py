@@ -416,3 +416,16 @@ def test_summarize_episodes_scores_checkpoints_per_tag():
     }
     assert set(tables["Checkpoint score by capability tag (multi-app tasks)"]) == {"app_state", "research"}
     assert MacAgentEnv.summarize_episodes([]) == {}
+
+
+def test_bad_kwargs_fail_cleanly(task_dir):
+    backend = FakeBackend()
+    with pytest.raises(ValueError, match="reward_mode"):
+        MacAgentEnv(backend=backend, tasks=task_dir, reward_mode="sometimes")
+    assert backend.closed == 1
+    with pytest.raises(ValueError, match="suite must be one of"):
+        MacAgentEnv(backend=FakeBackend(), tasks=task_dir, suite="dev")
+    with pytest.raises(ValueError, match="backend must be 'sim'"):
+        MacAgentEnv(backend="vmware", tasks=task_dir)
+    with pytest.raises(ValueError, match="does not implement the MacBackend interface"):
+        MacAgentEnv(backend=object(), tasks=task_dir)

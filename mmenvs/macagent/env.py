@@ -174,7 +174,12 @@ class MacAgentEnv(MMEnv):
         self._baselines: dict[str, Any] = {}
         self._fresh = False  # True between setup and the first action
         self._applescript_errors = _applescript_error_types()
-        super().__init__(obs_size=obs_size, **kwargs)
+        try:
+            super().__init__(obs_size=obs_size, **kwargs)
+        except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
+            self.backend.close()
+            shutil.rmtree(self._home_dir, ignore_errors=True)
+            raise
 
     @staticmethod
     def _make_backend(backend: Any, screen_size: tuple[int, int]) -> MacBackend:
