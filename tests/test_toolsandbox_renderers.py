@@ -416,3 +416,13 @@ def test_calendar_week_view_shows_overlapping_and_out_of_hours_events() -> None:
     for key, box in r.boxes.items():
         assert 0 <= box[0] < box[2] <= w and 0 <= box[1] < box[3] <= h, key
         assert box_contrast(r.image, box) >= 60, key
+
+
+def test_sample_facts_matches_what_the_renderer_samples() -> None:
+    from mmenvs.toolsandbox.renderers import SAMPLERS, sample_facts
+
+    assert set(SAMPLERS) == EXPECTED_KINDS
+    for kind in KINDS:
+        assert sample_facts(kind, rng(5)) == render(kind, rng(5)).facts
+    with pytest.raises(ValueError, match="valid kinds"):
+        sample_facts("selfie", rng(0))

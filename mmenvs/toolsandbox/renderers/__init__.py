@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import charts, documents, events, handwriting, products, screens, vocab
 from .base import DrawCall, Rendered, record_draw_calls
 from .charts import render_bar_chart, render_line_chart, render_pie_chart
 from .documents import render_business_card, render_document_page, render_invoice, render_receipt, render_restaurant_menu
@@ -45,6 +46,15 @@ RENDERERS: dict[str, Callable[..., Rendered]] = {
     "calendar_screenshot": render_calendar_screenshot,
 }
 
+#: ``sample_<kind>_facts(rng) -> dict``: the facts a renderer would draw without ``facts=``; a
+#: generator can sample, adjust (plant a target, a distractor) and pass the result back in.
+SAMPLERS: dict[str, Callable[[np.random.Generator], dict[str, Any]]] = {
+    kind: getattr(module, f"sample_{kind}_facts")
+    for module in (charts, documents, events, handwriting, products, screens)
+    for kind in RENDERERS
+    if hasattr(module, f"sample_{kind}_facts")
+}
+
 #: Kinds grouped the way the paper groups image sources (App. D.4), for analysis cuts.
 CATEGORIES: dict[str, str] = {
     "receipt": "natural_text_rich", "event_poster": "natural_text_rich", "ticket": "natural_text_rich",
@@ -56,13 +66,22 @@ CATEGORIES: dict[str, str] = {
 }
 
 
-def render(kind: str, rng: np.random.Generator, **kwargs: Any) -> Rendered:
-    """Render one image of ``kind`` (see ``RENDERERS``); keyword arguments go to the renderer."""
+def _renderer_of(kind: str) -> Callable[..., Rendered]:
     try:
-        fn = RENDERERS[kind]
+        return RENDERERS[kind]
     except (KeyError, TypeError):
         raise ValueError(f"unknown image kind {kind!r}; valid kinds: {', '.join(sorted(RENDERERS))}") from None
-    return fn(rng, **kwargs)
 
 
-__all__ = ["CATEGORIES", "DrawCall", "RENDERERS", "Rendered", "record_draw_calls", "render"] + [f.__name__ for f in RENDERERS.values()]
+def sample_facts(kind: str, rng: np.random.Generator) -> dict[str, Any]:
+    """Plausible facts for an image of ``kind``, as its renderer would sample them."""
+    _renderer_of(kind)
+    return SAMPLERS[kind](rng)
+
+
+def render(kind: str, rng: np.random.Generator, **kwargs: Any) -> Rendered:
+    """Render one image of ``kind`` (see ``RENDERERS``); keyword arguments go to the renderer."""
+    return _renderer_of(kind)(rng, **kwargs)
+
+
+__all__ = ["CATEGORIES", "DrawCall", "RENDERERS", "Rendered", "SAMPLERS", "record_draw_calls", "render", "sample_facts", "vocab"] + [f.__name__ for f in RENDERERS.values()]
