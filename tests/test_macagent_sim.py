@@ -493,6 +493,11 @@ def test_shell_confined_timeout_and_flood(b: SimBackend) -> None:
     assert b.run_shell("pwd").stdout == "/Users/user\n"
     assert b.run_shell("cd /Users/user/Documents; pwd").stdout == "/Users/user/Documents\n"
     assert b.run_shell("pwd").stdout == "/Users/user/Documents\n"
+    # do shell script runs in its own shell (in "/", as on a Mac) and may be nested inside osascript
+    assert b.run_applescript('do shell script "cd /Users/user; pwd"') == "/Users/user"
+    assert b.run_shell("pwd").stdout == "/Users/user/Documents\n"
+    nested = b.run_shell("osascript -e 'do shell script \"echo nested\"'")
+    assert (nested.exit_code, nested.stdout, nested.timed_out) == (0, "nested\n", False)
     slow = b.run_shell("sleep 5", timeout=0.5)
     assert slow.timed_out
     big = b.run_shell("yes | head -c 100000")

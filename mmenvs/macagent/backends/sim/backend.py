@@ -52,9 +52,10 @@ class SimBackend:
         self.web_pages: dict[str, str] = dict(web_pages or {})
         self.desktop: Desktop | None = None
         self.home: Path | None = None
-        self._shell: Any = None
+        self._shells: dict[str, Any] = {}  # "main": the agent's shell; "aux": do shell script / nested calls
         self._shell_home: Path | None = None
-        self._shell_used = False
+        self._shells_used: set[str] = set()
+        self._shells_busy: set[str] = set()
         self._host: Any = None
         self.prefs: Any = None
         self._closed = False
@@ -82,16 +83,14 @@ class SimBackend:
 
         self.prefs = Preferences(self)
         self._host = None
-        if self._shell is not None:
+        if self._shells:
             self._reset_shell()
 
     def close(self) -> None:
         """Stop the shell worker. Idempotent."""
-        if self._shell is not None:
-            try:
-                self._shell.close()
-            finally:
-                self._shell = None
+        while self._shells:
+            _, sh = self._shells.popitem()
+            sh.close()
         self._closed = True
 
     def set_web_pages(self, pages: dict[str, str]) -> None:
@@ -280,8 +279,9 @@ class SimBackend:
     @property
     def posix_home(self) -> str:
         """The home folder as the shell and scripts see it (``/Users/user`` under bubblewrap)."""
-        if self._shell is not None:
-            return self._shell.home_in_sandbox
+        sh = self._shells.get("main") or self._shells.get("aux")
+        if sh is not None:
+            return sh.home_in_sandbox
         return "/Users/user"
 
     def posix_path(self, path: Path) -> str:
@@ -325,7 +325,7 @@ class SimBackend:
 
     def shell_cwd(self) -> str:
         """The shell's working directory as the agent sees it."""
-        sh = self._shell
+        sh = self._shells.get("main")
         cwd = getattr(sh, "_cwd", None) if sh is not None else None  # ShellSandbox tracks it after every command
         return cwd or self.posix_home
 

@@ -71,7 +71,8 @@ class SimHost(AppleScriptHost):
                 for a in desk.running_apps()]
 
     def _shell(self, command: str) -> ASShellResult:
-        out = self.backend.run_shell(command)
+        # do shell script: a fresh /bin/sh in "/" on a real Mac, so nothing leaks into the agent's session
+        out = run_shell(self.backend, "(\ncd /\n" + command + "\n)", which="aux")
         # do shell script returns stdout with the last newline removed and \n turned into \r
         return ASShellResult(out.exit_code, out.stdout.rstrip("\n").replace("\n", "\r"), out.stderr.rstrip("\n"))
 
@@ -143,42 +144,53 @@ def _init_session(sh: Any) -> None:
 
 
 def reset_shell(backend: "SimBackend") -> None:
-    """Give the new episode a fresh shell: restart it if the last episode used it or the home moved."""
-    sh = backend._shell
+    """Give the new episode fresh shells: restart one if the last episode used it, drop it if the home moved."""
+    for which in ("main", "aux"):
+        sh = backend._shells.get(which)
+        if sh is None:
+            continue
+        if backend._shell_home is None or Path(backend._shell_home).resolve() != Path(backend.home).resolve():
+            sh.close()
+            del backend._shells[which]
+            continue
+        if which in backend._shells_used:
+            sh.reset()
+            _init_session(sh)
+    backend._shells_used.clear()
+
+
+def _ensure_shell(backend: "SimBackend", which: str) -> Any:
+    sh = backend._shells.get(which)
     if sh is None:
-        return
-    if backend._shell_home is None or Path(backend._shell_home).resolve() != Path(backend.home).resolve():
-        sh.close()
-        backend._shell = None
-        return
-    if backend._shell_used:
-        sh.reset()
-        _init_session(sh)
-        backend._shell_used = False
-
-
-def _ensure_shell(backend: "SimBackend") -> Any:
-    if backend._shell is None:
         from ....sandbox import ShellSandbox
 
         cmds = host_commands(backend)
         try:
-            backend._shell = ShellSandbox(backend.home, timeout=backend.shell_timeout,
-                                          max_output_chars=backend.max_output_chars, host_commands=cmds,
-                                          home_in_sandbox="/Users/user", env={"TERM": "xterm-256color", "USER": "user"})
+            sh = ShellSandbox(backend.home, timeout=backend.shell_timeout, max_output_chars=backend.max_output_chars,
+                              host_commands=cmds, home_in_sandbox="/Users/user",
+                              env={"TERM": "xterm-256color", "USER": "user"})
         except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause
             raise BackendError(f"could not start the episode shell: {type(e).__name__}: {e}") from e
+        backend._shells[which] = sh
         backend._shell_home = backend.home
-        _init_session(backend._shell)
-    return backend._shell
+        _init_session(sh)
+    return sh
 
 
-def run_shell(backend: "SimBackend", command: str, timeout: float | None = None) -> ShellOutput:
+def run_shell(backend: "SimBackend", command: str, timeout: float | None = None, which: str = "main") -> ShellOutput:
+    """Run ``command`` in the episode's shell. A command issued while that shell is busy (``osascript``
+    running ``do shell script`` or Terminal's ``do script``) goes to a second shell instead of
+    waiting on the first forever; a third level is refused."""
     backend._desk()
     if not isinstance(command, str):
         raise BackendError(f"shell command must be a string, got {type(command).__name__}")
-    sh = _ensure_shell(backend)
-    backend._shell_used = True
+    if which in backend._shells_busy:
+        which = "aux"
+    if which in backend._shells_busy:
+        return ShellOutput("", "sh: shell commands nested more than two deep are not supported by the simulator\n", 126)
+    sh = _ensure_shell(backend, which)
+    backend._shells_used.add(which)
+    backend._shells_busy.add(which)
     old = sh.timeout
     if timeout is not None:
         sh.timeout = float(timeout)
@@ -186,6 +198,7 @@ def run_shell(backend: "SimBackend", command: str, timeout: float | None = None)
         res = sh.run(command)
     finally:
         sh.timeout = old
+        backend._shells_busy.discard(which)
     if res.restarted or res.timed_out:
         _init_session(sh)  # a new shell process lost the session's functions
     if res.host_calls:
