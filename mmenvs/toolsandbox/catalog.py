@@ -147,10 +147,22 @@ def full_name_map(toolset: str) -> dict[str, str]:
     return mapping
 
 
-def tool_catalog(toolset: str = "full", *, meta: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def ui_tools() -> dict[str, Tool]:
+    """The agent-side UI tools of paper Table 13 (``render_ui_screen``, ``show_ui_to_user``, the ``ui_*`` doc tools).
+
+    They join the toolset (every granularity, unmerged) only in ``mode="ui"``: in the other modes no user
+    has a private decision to make on a screen, so they could change nothing and would only crowd search results.
+    """
+    from .ui.tools import AGENT_TOOLS
+
+    return dict(AGENT_TOOLS)
+
+
+def tool_catalog(toolset: str = "full", *, meta: tuple[str, ...] = (), ui: bool = False) -> list[dict[str, Any]]:
     """Specs of a toolset: ``[{name, app, description, parameters (JSON schema)}]``.
 
-    ``meta`` adds the env-run meta tools first, e.g. ``("search_tools", "execute_code")`` for tool mode.
+    ``meta`` adds the env-run meta tools first, e.g. ``("search_tools", "execute_code")`` for tool mode;
+    ``ui=True`` appends the UI tools (what ``mode="ui"`` offers).
     """
     from .meta import EXECUTE_TOOL, SEARCH_TOOL
 
@@ -158,7 +170,8 @@ def tool_catalog(toolset: str = "full", *, meta: tuple[str, ...] = ()) -> list[d
     unknown = [m for m in meta if m not in known]
     if unknown:
         raise ValueError(f"unknown meta tools {unknown}; choose from {', '.join(known)}")
-    return [known[m].spec() for m in meta] + [t.spec() for t in toolset_tools(toolset).values()]
+    extra = [t.spec() for t in ui_tools().values()] if ui else []
+    return [known[m].spec() for m in meta] + [t.spec() for t in toolset_tools(toolset).values()] + extra
 
 
-__all__ = ["TOOLSETS", "full_name_map", "full_tools", "merge_tools", "tool_catalog", "toolset_tools"]
+__all__ = ["TOOLSETS", "full_name_map", "full_tools", "merge_tools", "tool_catalog", "toolset_tools", "ui_tools"]

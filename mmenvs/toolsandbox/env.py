@@ -12,18 +12,19 @@ import numpy as np
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text, extract_code, letterbox, parse_tool_call
 
-from .catalog import full_name_map, toolset_tools
-from .scenario import Scenario, load_scenario, shipped_scenario_paths
+from .catalog import full_name_map, toolset_tools, ui_tools
+from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
 from .schema import column_kinds
 from .rouge import rouge_l_text
 from .scoring import score_entity_diff, snapshot
 from .search import ToolSearch
 from .meta import EXECUTE_TOOL, SEARCH_TOOL
 from .tools import Tool
+from .ui.tools import UIServer
 from .user import ScriptedUser, UserMessage, UserSimulator
 from .world import ToolError, World
 
-MODES = ("code", "tool")
+MODES = ("code", "tool", "ui")
 _RESULT_CHARS = 20_000
 _WORDS = ("please", "done", "send", "the", "photo", "message", "contact", "event", "cart", "note", "task", "email", "pay", "ok")
 _CODE_PREAMBLE = (
@@ -35,6 +36,12 @@ _TOOL_PREAMBLE = (
     'Mode: tool. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to '
     "the user. Start with search_tools (query words match tool names, apps and descriptions); execute_code runs Python "
     "in a sandbox where tools are functions."
+)
+_UI_PREAMBLE = (
+    'Mode: ui. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to the user. '
+    "The user makes their choices on screens you build: render a screen with render_ui_screen, show it with "
+    "show_ui_to_user, and act on the interaction it returns. Find tools with search_tools (the UI tools too: "
+    "search 'ui screen'; ui_get_quick_start explains screens); execute_code runs Python where tools are functions."
 )
 
 
@@ -110,11 +117,11 @@ class MMToolSandboxEnv(MMEnv):
         super().__init__(**kwargs)
         self.mode = mode
         self.toolset = toolset
-        self.tools = toolset_tools(toolset)
+        self.tools = {**toolset_tools(toolset), **ui_tools()} if mode == "ui" else toolset_tools(toolset)
         unknown = [p for p in pinned_tools if p not in self.tools]
         if unknown:
             raise ValueError(f"pinned_tools: unknown tools {unknown} in toolset {toolset!r}")
-        meta = ["search_tools"] + (["execute_code"] if mode == "tool" else [])
+        meta = ["search_tools"] + (["execute_code"] if mode != "code" else [])
         self.search = ToolSearch(self.tools, pinned=[*meta, *pinned_tools], capacity=working_set_size)
         self.user = user or ScriptedUser()
         self.sandbox_timeout = sandbox_timeout
@@ -136,17 +143,22 @@ class MMToolSandboxEnv(MMEnv):
         self._evaluated_at = -1
         self._obs_image_key: str | None = "none"
         self._obs_image = letterbox(None, self.obs_size)
+        self.ui: UIServer | None = None
 
     # ------------------------------------------------------------------ tasks
+    def _suite_paths(self) -> dict[str, Path]:
+        """The suite of this mode: the UI scenarios in ``mode="ui"``, the shipped scenarios otherwise."""
+        return ui_scenario_paths() if self.mode == "ui" else shipped_scenario_paths()
+
     def task_ids(self) -> list[str]:
-        return list(shipped_scenario_paths())
+        return list(self._suite_paths())
 
     def load_task(self, task_id: str) -> Scenario:
-        paths = shipped_scenario_paths()
+        paths = self._suite_paths()
         if task_id not in paths:
-            raise ValueError(f"MMToolSandbox-v0: unknown task_id {task_id!r}; valid ids: {', '.join(paths)}")
+            raise ValueError(f"MMToolSandbox-v0 (mode={self.mode!r}): unknown task_id {task_id!r}; valid ids: {', '.join(paths)}")
         if task_id not in self._scenarios:  # parsed and its template built once per env
-            scenario = load_scenario(paths[task_id])
+            scenario = load_scenario(paths[task_id], ui=self.mode == "ui")
             if scenario.id != task_id:
                 raise ValueError(f"{paths[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
             self._scenarios[task_id] = scenario
@@ -155,7 +167,7 @@ class MMToolSandboxEnv(MMEnv):
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path | Scenario) -> Scenario:
         if isinstance(spec, Scenario):  # already validated (and its template built): reuse it
             return spec
-        return load_scenario(spec)
+        return load_scenario(spec, ui=self.mode == "ui")
 
     def task_metadata(self) -> dict[str, Any]:
         meta = self.task.metadata
@@ -196,7 +208,8 @@ class MMToolSandboxEnv(MMEnv):
         if self._sandbox is not None:
             self._sandbox.reset()
         first = self.user.start(task)
-        preamble = _CODE_PREAMBLE if self.mode == "code" else _TOOL_PREAMBLE
+        self.ui = UIServer(self.world, self.user.interact, self._log_user_tool) if self.mode == "ui" else None
+        preamble = {"code": _CODE_PREAMBLE, "tool": _TOOL_PREAMBLE, "ui": _UI_PREAMBLE}[self.mode]
         now = task.reference_time.strftime("%A %Y-%m-%d %H:%M")
         return f"{preamble}\nCurrent device time: {now}.\n\n{self._deliver(first)}"
 
@@ -304,7 +317,15 @@ class MMToolSandboxEnv(MMEnv):
         if name == "search_tools":
             return self.search.search(**SEARCH_TOOL.bind(arguments))
         tool = self.search.require(name)
+        if self.ui is not None and tool.app == "ui":  # run by the episode's UI server (no database change)
+            return self.ui.call(name, tool.bind(arguments))
         return tool.invoke(self.world, arguments)
+
+    def _log_user_tool(self, arguments: dict[str, Any], result: dict[str, Any] | None, error: str) -> None:
+        """Record the user's ``ui_user_interact`` call in the transcript (for judges; the agent gets the result)."""
+        entry: dict[str, Any] = {"role": "user", "kind": "ui_user_interact", "tool": "ui_user_interact", "arguments": copy.deepcopy(arguments)}
+        entry.update({"error": error} if error else {"result": copy.deepcopy(result)})
+        self._transcript.append(entry)
 
     def _host_function(self, name: str, tool: Tool | None) -> Any:
         params = [p.name for p in (tool.params if tool is not None else SEARCH_TOOL.params)]
@@ -371,6 +392,8 @@ class MMToolSandboxEnv(MMEnv):
             info["invoked_recall"] = len(reference & set(self.search.invoked)) / len(reference)
         info["messages"] = self.messages
         info["user_state"] = self.user.state()
+        if self.ui is not None:
+            info["ui"] = dict(self.ui.counts)
         new_shown = self.world.shown_to_user[self._shown_count:]
         if new_shown:
             info["shown_to_user"] = list(new_shown)
@@ -461,7 +484,7 @@ class MMToolSandboxEnv(MMEnv):
         if "say" in step:
             self._oracle_cursor += 1
             return step["say"]
-        if self.mode == "tool":
+        if self.mode != "code":
             name, arguments = self._oracle_call(step)
             if name not in self.search.working:
                 return json.dumps({"name": "search_tools", "arguments": self._oracle_search(name)})
@@ -482,7 +505,7 @@ class MMToolSandboxEnv(MMEnv):
 
     def _oracle_call(self, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         full = step["tool"]
-        name = full_name_map(self.toolset)[full]
+        name = full_name_map(self.toolset).get(full, full)  # UI tools keep their names in every toolset
         arguments = dict(step.get("arguments", {}))
         members = self.tools[name].meta.get("members")
         if members:
@@ -504,10 +527,10 @@ class MMToolSandboxEnv(MMEnv):
             tool = self.tools[name]
             arguments = {p.name: _random_value(p.annotation, rng) for p in tool.params if rng.random() < 0.7}
             call = {"name": name, "arguments": arguments}
-            return json.dumps(call) if self.mode == "tool" else f"```python\nprint({name}(**{arguments!r}))\n```"
+            return json.dumps(call) if self.mode != "code" else f"```python\nprint({name}(**{arguments!r}))\n```"
         if choice == 1:
             call = {"name": "search_tools", "arguments": {"query": word}}
-            return json.dumps(call) if self.mode == "tool" else f"```python\nprint(search_tools(query={word!r}))\n```"
+            return json.dumps(call) if self.mode != "code" else f"```python\nprint(search_tools(query={word!r}))\n```"
         if choice == 2:
             return " ".join(_WORDS[int(i)] for i in rng.integers(len(_WORDS), size=int(rng.integers(1, 8))))
         return "```python\nprint(1 + 1)\n```" if self.mode == "code" else json.dumps({"name": "execute_code", "arguments": {"code": "print(1)"}})

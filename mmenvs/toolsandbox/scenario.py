@@ -18,6 +18,8 @@ import numpy as np
 from mmenvs.core import load_json, registry_path
 
 from .images import render_image
+from .ui.decide import UIDecision, parse_decisions
+from .ui.schema import ScreenError, validate_screen
 from .schema import APPS
 from .scoring import ChangeSpec, parse_change_specs
 from .world import ToolError, build_template, parse_datetime
@@ -27,6 +29,8 @@ CHALLENGE_TYPES = ("cooperative", "goal_change", "error_correction", "state_muta
 IMAGE_ARRIVALS = ("upfront", "progressive", "late", "mixed")
 _FIELDS = {"id", "description", "reference_time", "initial_entities", "images", "rounds", "expected_changes",
            "reference_solution", "metadata", "max_messages", "task_completion_criteria"}
+#: UI scenario files may also name a ``base`` scenario whose fields they inherit (see docs/toolsandbox-ui.md).
+_UI_FIELDS = _FIELDS | {"base"}
 _PLACEHOLDER = re.compile(r"\{image:([A-Za-z0-9_\-]+)\}")
 
 
@@ -54,6 +58,8 @@ class Round:
     correction: Interjection | None = None
     goal_change: Interjection | None = None
     answers: tuple[Answer, ...] = ()
+    #: UI mode: the user's private decisions for screens shown during this round (never shown to the agent).
+    ui: tuple[UIDecision, ...] = ()
 
 
 @dataclass
@@ -150,15 +156,22 @@ def _substitute(value: Any, images: Mapping[str, Any], source: str, path: str) -
     return value
 
 
-def parse_scenario(data: Any, source: str) -> Scenario:
-    """Validate a scenario object (``source`` names it in errors) and return a ``Scenario``."""
-    from .catalog import toolset_tools
+def parse_scenario(data: Any, source: str, *, ui: bool = False) -> Scenario:
+    """Validate a scenario object (``source`` names it in errors) and return a ``Scenario``.
+
+    ``ui=True`` parses a UI-mode scenario: rounds may hold private ``ui`` decisions, the reference
+    solution may call the UI tools (its screens are validated), and ``base`` names a scenario to inherit from.
+    """
+    from .catalog import toolset_tools, ui_tools
 
     if not isinstance(data, Mapping):
         raise ValueError(f"{source}: a scenario must be a JSON object, got {type(data).__name__}")
-    unknown = set(data) - _FIELDS
+    allowed_fields = _UI_FIELDS if ui else _FIELDS
+    unknown = set(data) - allowed_fields
     if unknown:
-        raise ValueError(f"{source}: unknown fields {sorted(unknown)}; allowed: {', '.join(sorted(_FIELDS))}")
+        raise ValueError(f"{source}: unknown fields {sorted(unknown)}; allowed: {', '.join(sorted(allowed_fields))}")
+    if "base" in data:
+        data = _with_base(data, source)
     scenario_id = _str(data, "id", source, "")
     description = _str(data, "description", source, "", required=False)
     try:
@@ -188,9 +201,17 @@ def parse_scenario(data: Any, source: str) -> Scenario:
         path = f"rounds[{i}]"
         if not isinstance(r, Mapping):
             raise _fail(source, path, f"must be an object, got {type(r).__name__}")
-        extra = set(r) - {"query", "provide", "instructions", "correction", "goal_change", "answers"}
+        keys = ("query", "provide", "instructions", "correction", "goal_change", "answers") + (("ui",) if ui else ())
+        extra = set(r) - set(keys)
         if extra:
-            raise _fail(source, path, f"has unknown keys {sorted(extra)}; allowed: query, provide, instructions, correction, goal_change, answers")
+            hint = " ('ui' rounds need a UI scenario, loaded in mode='ui')" if "ui" in extra else ""
+            raise _fail(source, path, f"has unknown keys {sorted(extra)}; allowed: {', '.join(keys)}{hint}")
+        decisions: tuple[UIDecision, ...] = ()
+        if "ui" in r:
+            try:
+                decisions = parse_decisions(r["ui"], f"{path}.ui")
+            except ValueError as exc:
+                raise ValueError(f"{source}: {exc}") from None
         answers = []
         for j, a in enumerate(r.get("answers", []) or []):
             if not (isinstance(a, Mapping) and isinstance(a.get("keywords"), list) and a["keywords"]
@@ -202,12 +223,13 @@ def parse_scenario(data: Any, source: str) -> Scenario:
             instructions=_str(r, "instructions", source, f"{path}.", required=False),
             correction=_interjection(r.get("correction"), images, source, f"{path}.correction"),
             goal_change=_interjection(r.get("goal_change"), images, source, f"{path}.goal_change"), answers=tuple(answers),
+            ui=decisions,
         ))
 
     expected = _substitute(data.get("expected_changes"), images, source, "expected_changes")
     specs = parse_change_specs(expected, source)
 
-    tools = toolset_tools("full")
+    tools = {**toolset_tools("full"), **(ui_tools() if ui else {})}
     solution = data.get("reference_solution")
     if not isinstance(solution, list) or not solution:
         raise _fail(source, "reference_solution", f"must be a non-empty list of steps, got {solution!r}")
@@ -223,9 +245,15 @@ def parse_scenario(data: Any, source: str) -> Scenario:
         if step["tool"] not in tools:
             raise _fail(source, f"{path}.tool", f"names unknown tool {step['tool']!r} (reference solutions use full-toolset names)")
         try:
-            tools[step["tool"]].bind(step.get("arguments", {}))
+            bound = tools[step["tool"]].bind(step.get("arguments", {}))
         except ToolError as exc:
             raise _fail(source, f"{path}.arguments", f"do not fit the tool: {exc}") from None
+        if step["tool"] == "render_ui_screen" and isinstance(bound["screen"], Mapping):
+            try:  # image ids are checked for their form only: which ones exist depends on the episode
+                validate_screen(bound["screen"], lambda i: None if re.fullmatch(r"img_\d+", i) else f"invalid image id {i!r}")
+            except ScreenError as exc:
+                where, _, problem = str(exc).partition(": ")
+                raise _fail(source, f"{path}.arguments.{where}", problem) from None
     if "say" not in solution[-1]:
         raise _fail(source, "reference_solution", "must end with a 'say' step (the reply that closes the last round)")
 
@@ -250,11 +278,34 @@ def parse_scenario(data: Any, source: str) -> Scenario:
     return scenario
 
 
-def load_scenario(spec: Mapping[str, Any] | str | Path) -> Scenario:
-    """A scenario from a dict or from a JSON file path."""
+def load_scenario(spec: Mapping[str, Any] | str | Path, *, ui: bool = False) -> Scenario:
+    """A scenario from a dict or from a JSON file path (``ui=True``: a UI-mode scenario)."""
     if isinstance(spec, (str, Path)):
-        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec))
-    return parse_scenario(spec, f"inline scenario {spec.get('id', '?')!r}" if isinstance(spec, Mapping) else "inline scenario")
+        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec), ui=ui)
+    return parse_scenario(spec, f"inline scenario {spec.get('id', '?')!r}" if isinstance(spec, Mapping) else "inline scenario", ui=ui)
+
+
+def _with_base(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """``data`` on top of the scenario its ``base`` names: top-level fields given in ``data`` replace the base's,
+    ``metadata`` is merged key by key and records ``ui_base``."""
+    base_id = data["base"]
+    paths = shipped_scenario_paths()
+    if not isinstance(base_id, str) or base_id not in paths:
+        raise _fail(source, "base", f"names unknown scenario {base_id!r}; shipped scenarios: {', '.join(paths)}")
+    base = dict(load_json(paths[base_id], "MMToolSandbox scenario"))
+    merged = {**base, **{k: v for k, v in data.items() if k not in ("base", "metadata")}}
+    merged["metadata"] = {**base.get("metadata", {}), **data.get("metadata", {}), "ui_base": base_id}
+    return merged
+
+
+def ui_scenario_dir() -> Path:
+    return registry_path("toolsandbox", "ui")
+
+
+@lru_cache(maxsize=1)
+def ui_scenario_paths() -> dict[str, Path]:
+    """``{scenario id: path}`` of the shipped UI-mode scenarios (``registry/toolsandbox/ui``)."""
+    return {p.stem: p for p in sorted(ui_scenario_dir().glob("*.json"))}
 
 
 def scenario_dir() -> Path:

@@ -16,6 +16,9 @@ Scripted behaviour, for every reply the agent sends to the user:
    the conversation.
 
 The user never describes images: it only sends them (by scenario key) as the script says.
+
+In UI mode a round may carry private decisions (``ui``): when the agent shows a screen, the user
+picks among the options the screen shows by the round's criterion and clicks (``interact``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,13 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .scenario import Round, Scenario
+from .ui.decide import Reaction, react
+
+if TYPE_CHECKING:
+    from .ui.tools import ScreenView
 
 _GIVE_UP = re.compile(r"\b(i can(?:no|')t|i cannot|i am unable|i'm unable|unable to|i could not|i couldn't)\b", re.IGNORECASE)
 
@@ -53,6 +61,11 @@ class UserSimulator(ABC):
     def state(self) -> dict[str, object]:
         """Facts about the conversation for ``info`` (round index, delivered interjections, …)."""
         return {}
+
+    def interact(self, view: "ScreenView") -> Reaction | None:
+        """React to a UI screen the agent showed (UI mode): the arguments of a ``ui_user_interact`` call,
+        or a ``Reaction`` with only a note when there is nothing to do. The default user ignores screens."""
+        return None
 
 
 @dataclass
@@ -100,6 +113,15 @@ class ScriptedUser(UserSimulator):
         self._failures = 0
         following = self._rounds[self._index]
         return UserMessage(following.query, following.provide, kind="query")
+
+    def interact(self, view: "ScreenView") -> Reaction | None:
+        """Act on a shown screen by the current round's private decisions (``ui`` field; see ``ui/decide.py``)."""
+        if self._ended or not self._rounds:
+            return Reaction(None, "The conversation is over.")
+        decisions = self._rounds[self._index].ui
+        if not decisions:
+            return Reaction(None, "The user looked at the screen; they have no choice to make right now.")
+        return react(decisions, view.screen, view.screen_id)
 
     def _end(self, text: str) -> UserMessage:
         self._ended = True
