@@ -456,6 +456,9 @@ def test_applescript_round_trips(b: SimBackend) -> None:
         'make new to recipient at end of to recipients of m with properties {address:"bob@example.com"}\n'
         'send m\nend tell')
     assert b.app("Mail").messages("Sent")[0]["to"] == ["bob@example.com"]
+    run('set the clipboard to "from a script"')
+    assert b.desktop.clipboard.text == "from a script"
+    assert run('exists POSIX file "/Users/user/Desktop/abc.txt"') == "true"
     with pytest.raises(AppleScriptError) as e:
         run('tell application "Notes" to get name of note "Nope"')
     assert "Notes got an error" in str(e.value)

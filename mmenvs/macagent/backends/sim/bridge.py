@@ -39,7 +39,7 @@ class SimHost(AppleScriptHost):
         self.backend = backend
         super().__init__(self._app, now=lambda: backend._desk().now, shell=self._shell,
                          keystroke=self._keystroke, key_code=self._key_code,
-                         home=backend.posix_home, user="user")
+                         home=backend.posix_home, user="user", path_exists=self._path_exists)
         self._apps_cache: dict[str, Any] = {}
 
     def _app(self, name: str) -> Any:
@@ -64,6 +64,21 @@ class SimHost(AppleScriptHost):
             app = AppProxy(a, inner) if inner is not None else LifecycleOnly(a)
         self._apps_cache[key] = app
         return app
+
+    def _path_exists(self, path: str) -> bool:
+        try:
+            return self.backend.host_path(path).exists()
+        except BackendError:
+            return path.rstrip("/") in ("", "/Users", "/Applications", "/System", "/tmp", "/private/tmp")
+
+    def get_clipboard(self) -> Any:
+        """``the clipboard``: the desktop's pasteboard (shared with cmd-c/v and pbcopy/pbpaste)."""
+        return self.backend._desk().clipboard.text
+
+    def set_clipboard(self, value: Any) -> None:
+        from ...applescript.values import coerce
+
+        self.backend._desk().clipboard.set_text(coerce(value, "text"))
 
     def _processes(self) -> list[dict[str, Any]]:
         desk = self.backend._desk()
