@@ -237,3 +237,13 @@ def test_malformed_tsv_rows_name_row_and_column(tmp_path, row, message):
     (tmp_path / "bad.tsv").write_text("index\tid\tcategory\timage\tquestion\tanswer\tA\tB\tC\tD\tgt_tools\n" + row, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         load_tsv(tmp_path / "bad.tsv", tmp_path)
+
+
+def test_tool_usage_plot(tmp_path):
+    from mmenvs.vtc.scoring import plot_tool_usage, tool_usage
+
+    eps = [{"correct": True, "chain_metrics": chain_metrics([{"tool": "crop"}, {"tool": "crop"}, {"tool": "rotate"}], [0], 2)}]
+    assert tool_usage(eps) == Counter({"crop": 2, "rotate": 1})
+    path = plot_tool_usage(eps, tmp_path / "usage.png")
+    with Image.open(path) as im:
+        assert im.size[0] >= 600 and im.size[1] == 400

@@ -35,6 +35,10 @@ def _signature(name: str) -> str:
     return f"{name}({', '.join(['image'] + parts)})"
 
 
+#: The tool list every tool-mode episode starts with (built once).
+TOOL_SIGNATURES = "\n".join(_signature(n) for n in TOOLS)
+
+
 class VTCBenchEnv(MMEnv):
     """Answer a visual question by chaining image tools (VTC-Bench).
 
@@ -160,8 +164,7 @@ class VTCBenchEnv(MMEnv):
         how = ("Answer with the option letter" if task.choices else "Answer with the value or text only")
         if self.mode == "tool":
             grammar = ('Call one tool per message as JSON: {"name": "<tool>", "arguments": {"image": "img_0", ...}}. '
-                       "Each call makes a new image id (img_1, img_2, …) and reports numbers.\nTools:\n"
-                       + "\n".join(_signature(n) for n in TOOLS))
+                       "Each call makes a new image id (img_1, img_2, …) and reports numbers.\nTools:\n" + TOOL_SIGNATURES)
         else:
             grammar = ("Send one ```python block per message. numpy (np) and cv2 are available, images are RGB uint8 arrays. "
                        "Helpers: load_image(id) -> array; save_image(array, parents=[ids], op='...') -> new id; and every tool "

@@ -760,6 +760,16 @@ def _label_colors(count: int) -> np.ndarray:
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0]
 
 
+_LABEL_LUT = _label_colors(256).reshape(256, 1, 3)
+_LABEL_LUT[0] = 0
+
+
+def _paint_labels(labels: np.ndarray) -> np.ndarray:
+    """An RGB picture of a label image: 0 black, every other label a colour (colours repeat after 255)."""
+    small = labels.astype(np.uint8) if int(labels.max()) < 256 else np.where(labels > 0, (labels - 1) % 255 + 1, 0).astype(np.uint8)
+    return cv2.LUT(cv2.merge([small, small, small]), _LABEL_LUT.reshape(1, 256, 3))
+
+
 @_tool("watershed", "feature_extraction",
        Param("marker_ratio", "number", "Seeds are where the distance to the background exceeds this share of the maximum distance.", 0.5, 0.05, 0.95),
        Param("min_area", "integer", "Ignore segments smaller than this (pixels).", 20, 0, 10_000_000))
@@ -790,9 +800,7 @@ def watershed(image: np.ndarray, cs: str, marker_ratio: float, min_area: int) ->
         stats[label] = (box[1].start, box[0].start, box[1].stop - box[1].start, box[0].stop - box[0].start, int(moments["m00"]))
         centroids[label] = (box[1].start + moments["m10"] / moments["m00"], box[0].start + moments["m01"] / moments["m00"])
     kept, segments = _component_list(stats, centroids, max(1, min_area))
-    colors = _label_colors(count + 2)
-    colors[:2] = 0  # unlabelled and background stay black
-    out = np.take(colors, np.maximum(markers, 0), axis=0)
+    out = _paint_labels(np.maximum(markers - 1, 0))  # background (1) and unlabelled (0) stay black
     out[markers == -1] = (255, 255, 255)
     return ToolOutput(out, {"count": kept, "segments": segments}, "rgb")
 
@@ -873,10 +881,7 @@ def connected_components(image: np.ndarray, cs: str, method: str, threshold_valu
         mask = cv2.bitwise_not(mask)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=connectivity)
     kept, items = _component_list(stats, centroids, min_area)
-    colors = _label_colors(count)
-    colors[0] = 0
-    out = np.take(colors, labels, axis=0)
-    return ToolOutput(out, {"count": kept, "components": items}, "rgb")
+    return ToolOutput(_paint_labels(labels), {"count": kept, "components": items}, "rgb")
 
 
 @_tool("features", "feature_extraction",
