@@ -38,6 +38,7 @@ def test_registered_and_passes_the_env_checker():
     made = gym.make("VTCBench-v0")
     assert made.spec.max_episode_steps == 20
     check_env(made.unwrapped, skip_render_check=True)
+    check_env(made, skip_render_check=True)
     check_env(gym.make("VTCBench-v0", render_mode="rgb_array").unwrapped)
     made.close()
 
