@@ -426,3 +426,19 @@ def test_sample_facts_matches_what_the_renderer_samples() -> None:
         assert sample_facts(kind, rng(5)) == render(kind, rng(5)).facts
     with pytest.raises(ValueError, match="valid kinds"):
         sample_facts("selfie", rng(0))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_distractors_never_cover_a_fact(kind: str) -> None:
+    """Ads, banners, stamps and notes are placed clear of every fact string (checked on the canvas)."""
+    for seed in range(8):
+        with record_draw_calls() as calls:
+            render(kind, rng(seed), difficulty=1.0)
+        facts_boxes = [c.box for c in calls if c.key is not None and c.box is not None]
+        for c in calls:
+            if not c.distractor or c.box is None:
+                continue
+            for f in facts_boxes:
+                overlap_w = min(c.box[2], f[2]) - max(c.box[0], f[0])
+                overlap_h = min(c.box[3], f[3]) - max(c.box[1], f[1])
+                assert overlap_w <= 1 or overlap_h <= 1, (kind, seed, c.text, c.box, f)

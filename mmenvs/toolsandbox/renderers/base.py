@@ -57,11 +57,13 @@ class Rendered:
 # ------------------------------------------------------------------------------------ test hook
 @dataclass(frozen=True)
 class DrawCall:
-    """One string drawn on a canvas: its text, the fact key it shows (or None) and whether it is a distractor."""
+    """One string drawn on a canvas: its text, the fact key it shows (or None), whether it is a
+    distractor, and its box on the canvas before degradation (None when unknown)."""
 
     text: str
     key: str | None
     distractor: bool
+    box: Box | None = None
 
 
 _RECORDERS: list[list[DrawCall]] = []
@@ -200,11 +202,12 @@ class Canvas:
         ``key`` may name several facts when one string shows them together (``"2 x Oat Milk"``).
         """
         keys: tuple[str | None, ...] = (key,) if key is None or isinstance(key, str) else tuple(key)
+        b = union(None, box) if box is not None else None
         for k in keys:
-            if k is not None and box is not None:
-                self.boxes[k] = union(self.boxes.get(k), box)
+            if k is not None and b is not None:
+                self.boxes[k] = union(self.boxes.get(k), b)
             for rec in _RECORDERS:
-                rec.append(DrawCall(s, k, distractor))
+                rec.append(DrawCall(s, k, distractor, b))
         if distractor:
             self.distractors.append(s)
 

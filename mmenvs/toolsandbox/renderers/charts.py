@@ -148,7 +148,7 @@ def render_bar_chart(rng: np.random.Generator, *, facts: dict | None = None, dif
         cv.draw.line((left, y0, left, y1), fill=ink, width=1)
     if rng.uniform() < 0.3 + 0.6 * d:
         note = pick(rng, ("Source: internal data", "Preliminary figures", "Chart: Analytics team", f"Updated {int(rng.integers(1, 28))} days ago"))
-        cv.text((W - 10, H - 8), note, font(10, family, italic=True), grey, anchor="rd", distractor=True)
+        cv.text((10, H - 8), note, font(10, family, italic=True), grey, anchor="ld", distractor=True)
     return finish("bar_chart", cv, facts, rng, d, size, "scan")
 
 
@@ -334,6 +334,6 @@ def render_pie_chart(rng: np.random.Generator, *, facts: dict | None = None, dif
                 yy += 16
             cv.text((tx, yy), _fmt(float(item["value"]), unit), font(13, family, bold=True), ink, key=f"data.{i}.value", anchor=anchor)
     if rng.uniform() < 0.3 + 0.6 * d:
-        cv.text((W - 10, H - 8), pick(rng, ("n = 1,240 respondents", "Figures rounded", "Source: annual report")), font(10, family, italic=True),
-                grey, anchor="rd", distractor=True)
+        cv.text((10, H - 8), pick(rng, ("n = 1,240 respondents", "Figures rounded", "Source: annual report")), font(10, family, italic=True),
+                grey, anchor="ld", distractor=True)
     return finish("pie_chart", cv, facts, rng, d, size, "scan")

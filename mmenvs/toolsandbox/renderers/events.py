@@ -318,5 +318,5 @@ def _boarding_pass(facts: dict[str, Any], rng: np.random.Generator, family: str)
                 on = ii in (0, 6) or jj in (0, 6) or (2 <= ii <= 4 and 2 <= jj <= 4)
             if on:
                 cv.draw.rectangle((qx + j * c, qy + i * c, qx + j * c + c - 1, qy + i * c + c - 1), fill=(10, 10, 10))
-    cv.text((20, H - 30), pick(rng, ("Gate closes 15 minutes before departure", "Have your ID ready at the gate")), font(11, family, italic=True), grey, distractor=True)
+    cv.text((20, H - 44), pick(rng, ("Gate closes 15 minutes before departure", "Have your ID ready at the gate")), font(11, family, italic=True), grey, distractor=True)
     return cv

@@ -204,7 +204,7 @@ def render_handwritten_note(rng: np.random.Generator, *, facts: dict | None = No
     pressure = float(rng.uniform(0.85, 1.0))
     mask = Image.fromarray(cv2.convertScaleAbs(warped, alpha=pressure), "L")
     cv.img.paste(ink, (0, 0, W, H), mask)
-    pad = 2 * wobble + 3
+    pad = wobble + 2  # the ink wobble moves strokes by about ``wobble`` pixels
     for keys, text, (x0, y0, x1, y1) in boxes:
         # the shear moves a point at row y by -slant*(y - H/2) horizontally in the output
         sx = [x - slant * (y - H / 2) for x in (x0, x1) for y in (y0, y1)]
@@ -226,7 +226,7 @@ def _extent(placements: list[tuple[str, float, float, int]]) -> tuple[float, flo
         return (0.0, 0.0, 0.0, 0.0)
     x0 = min(p[1] for p in placements)
     x1 = max(p[1] + p[3] * 0.75 for p in placements)
-    y0 = min(p[2] - p[3] * 0.95 for p in placements)
-    y1 = max(p[2] + p[3] * 0.3 for p in placements)
+    y0 = min(p[2] - p[3] * 0.8 for p in placements)
+    y1 = max(p[2] + p[3] * 0.25 for p in placements)
     return (x0, y0, x1, y1)
 

@@ -138,7 +138,8 @@ def render_chat_screenshot(rng: np.random.Generator, *, facts: dict | None = Non
     bf = font(15, family)
     maxw = int(W * 0.68)
     layouts = [wrap(m["text"], bf, maxw - 24) for m in facts["messages"]]
-    H = 150 + sum(len(ls) * 20 + 40 for ls in layouts) + 90
+    banner = d > 0.4  # a notification sliding in over the top of the chat; the layout leaves it room
+    H = 150 + sum(len(ls) * 20 + 40 for ls in layouts) + 90 + (50 if banner else 0)
     H = max(H, 560)
     cv = Canvas(W, H, bg)
     cv.draw.rectangle((0, 0, W, 104), fill=head)
@@ -156,7 +157,7 @@ def render_chat_screenshot(rng: np.random.Generator, *, facts: dict | None = Non
         cv.text((62, 62), initials, font(14, family, bold=True), (255, 255, 255), anchor="mm")
         cv.text((92, 50), facts["contact"], fit_font(facts["contact"], family, W - 150, 17, bold=True), head_t, key="contact")
         cv.text((92, 72), pick(rng, ("online", "last seen today", "typing…")), font(12, family), shade(head_t, 0.9) if theme_name != "green" else (210, 240, 230), distractor=True)
-    y = 118
+    y = 118 + (50 if banner else 0)
     if facts.get("date"):
         label = date_text(facts["date"], "weekday")
         lw = font(12, family, bold=True).getlength(label)
@@ -193,7 +194,7 @@ def render_chat_screenshot(rng: np.random.Generator, *, facts: dict | None = Non
                               outline=shade(meta, 1.3))
     cv.text((64, bar_y + 31), pick(rng, ("Message", "iMessage", "Type a message")), font(14, family), meta, anchor="lm", distractor=True)
     cv.text((22, bar_y + 31), "+", font(26, family), meta, anchor="mm")
-    if d > 0.4:  # a notification banner sliding over the chat (unrelated to the task)
+    if banner:  # unrelated to the task
         bannr = pick(rng, ("Mail: Your order has shipped", "Calendar: Gym in 15 min", "News: Markets close higher", "Bank: $12.40 card payment"))
         cv.draw.rounded_rectangle((10, 108, W - 10, 150), radius=12, fill=(245, 245, 247) if sum(bg) > 300 else (50, 50, 54))
         cv.text((24, 129), bannr, font(13, family), (30, 30, 30) if sum(bg) > 300 else (235, 235, 240), anchor="lm", distractor=True)
@@ -384,7 +385,10 @@ def render_calendar_screenshot(rng: np.random.Generator, *, facts: dict | None =
                 cv.text((tb[2] + 10, y + 24), f"· {e['location']}", font(13, family), meta, key=f"events.{i}.location")
             y += 56
         canvas_h = H
-    if d > 0.3:
+    if d > 0.3:  # in the header, clear of any event
         hint = pick(rng, ("Holidays in United States", "Tip: press C to create an event", "3 tasks due this week"))
-        cv.text((W - 12, canvas_h - 8), hint, font(10, family, italic=True), meta, anchor="rd", distractor=True)
+        if facts["view"] == "week":
+            cv.text((W - 180, 30), hint, font(10, family, italic=True), meta, anchor="rm", distractor=True)
+        else:
+            cv.text((W - 12, canvas_h - 8), hint, font(10, family, italic=True), meta, anchor="rd", distractor=True)
     return finish("calendar_screenshot", cv, facts, rng, d, size, "digital")
