@@ -39,7 +39,8 @@ from .schema import Element, ValidatedScreen
 _WORD = re.compile(r"[a-z0-9]+")
 CRITERIA = ("min", "max", "where", "prefer")
 _CONFIRM = ("confirm", "select", "choose", "buy", "continue", "submit", "ok", "done", "save", "book", "add", "send", "pay",
-            "next", "apply", "order", "go", "yes", "pick", "use", "checkout", "create", "schedule", "set")
+            "next", "apply", "order", "go", "yes", "pick", "use", "checkout", "create", "schedule", "set", "delete", "remove",
+            "request", "invite", "split", "file", "archive")
 
 
 @dataclass(frozen=True)
@@ -208,9 +209,9 @@ def _fill(decision: UIDecision, fields: list[Element]) -> dict[str, Any]:
 
 
 def _confirm_button(screen: ValidatedScreen, options: tuple[UIOption, ...]) -> Element | None:
-    """A top-level button that confirms a selection (not one that shows an option; not secondary/danger)."""
+    """A top-level button that confirms a selection (not one that shows an option, not a secondary one such as Cancel)."""
     buttons = [e for e in screen.elements if e.kind == "button" and screen.element(e.parent or "") is None
-               and _shows(e.text, options) is None and e.data.get("style", "primary") == "primary"]
+               and _shows(e.text, options) is None and e.data.get("style", "primary") != "secondary"]
     for b in buttons:
         if set(_WORD.findall(b.text.lower())) & set(_CONFIRM):
             return b
