@@ -442,3 +442,16 @@ def test_distractors_never_cover_a_fact(kind: str) -> None:
                 overlap_w = min(c.box[2], f[2]) - max(c.box[0], f[0])
                 overlap_h = min(c.box[3], f[3]) - max(c.box[1], f[1])
                 assert overlap_w <= 1 or overlap_h <= 1, (kind, seed, c.text, c.box, f)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fact_strings_do_not_overlap_each_other(kind: str) -> None:
+    for seed in range(6):
+        with record_draw_calls() as calls:
+            render(kind, rng(seed))
+        drawn = list({(c.text, c.box): c.box for c in calls if c.key is not None and c.box is not None}.values())
+        for i, a in enumerate(drawn):
+            for b in drawn[i + 1:]:
+                overlap_w = min(a[2], b[2]) - max(a[0], b[0])
+                overlap_h = min(a[3], b[3]) - max(a[1], b[1])
+                assert overlap_w <= 2 or overlap_h <= 2, (kind, seed, a, b)
