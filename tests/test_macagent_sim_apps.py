@@ -270,3 +270,22 @@ def test_random_gui_input_never_crashes(tmp_path: Path, seed: int) -> None:
                 assert be.accessibility_tree().startswith("AXScreen")
     finally:
         be.close()
+
+
+def test_spotlight_opens_apps_and_files(b: SimBackend) -> None:
+    (b.home / "Documents" / "quarterly-report.txt").write_text("numbers")
+    b.hotkey("command", "space")
+    b.type_text("rem")
+    hits = [e[1] for e in elements(b) if e[0] == "AXRow"]
+    assert hits[0] == "Reminders"
+    b.press("enter")
+    assert b.desktop.active.name == "Reminders" and not b.desktop.spotlight.is_open
+    b.hotkey("command", "space")
+    b.type_text("quarterly")
+    b.press("enter")
+    assert b.desktop.active.name == "TextEdit" and b.app("TextEdit").documents[0].text == "numbers"
+    b.hotkey("command", "space")
+    b.type_text("x")
+    b.press("esc")
+    assert not b.desktop.spotlight.is_open
+    assert b.desktop.active.name == "TextEdit"

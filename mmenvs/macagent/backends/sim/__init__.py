@@ -7,6 +7,8 @@ selection and a clipboard, apps with real state, a confined shell over the episo
 and AppleScript for the apps. Nothing reads the host clock: the clock is the ``now`` given to
 ``reset`` (``advance_time(seconds)`` moves it).
 
+Spotlight (cmd-space) finds apps and files of the home folder; Return opens the selected hit.
+
 Beyond the protocol
 -------------------
 * ``backend.set_web_pages({url: html})`` — the offline web for Safari and ``curl``.

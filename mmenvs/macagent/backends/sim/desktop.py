@@ -89,6 +89,9 @@ class Desktop(EventRouter):
         self.now = now
         self.apps: dict[str, App] = {}
         self.backend: Any = None  # the SimBackend (shell, paths, scripting)
+        from .spotlight import Spotlight
+
+        self.spotlight = Spotlight(self)
         self._window_ids = 0
         self.windows: list[Window] = []  # bottom → top
         self.active: App | None = None
@@ -211,10 +214,13 @@ class Desktop(EventRouter):
 
     # ------------------------------------------------------------------------------ windows
     def visible_windows(self) -> list[Window]:
-        return [w for w in self.windows if not w.minimized and not w.app.hidden]
+        return [w for w in self.windows if not w.minimized and (not w.app.hidden or w.kind == "spotlight")]
 
     def key_window(self) -> Window | None:
-        """The window receiving keys: the top visible window of the active app (its sheet, if any)."""
+        """The window receiving keys: Spotlight when open, else the top visible window of the active
+        app (its sheet, if any)."""
+        if self.spotlight.is_open:
+            return self.spotlight.window
         for w in reversed(self.visible_windows()):
             if w.app is self.active:
                 return w

@@ -77,6 +77,11 @@ class EventRouter:
             self.menu = None
             if y >= MENUBAR_H or menu.title is None:
                 return  # a click outside only closes the menu (as on macOS)
+        sp = self.spotlight
+        if sp.is_open and sp.window is not None:
+            sx, sy, sw_, sh_ = sp.window.rect
+            if not (sx <= x < sx + sw_ and sy <= y < sy + sh_):
+                sp.close()  # a click elsewhere dismisses Spotlight and then acts as usual
         if y < MENUBAR_H:
             self._menubar_click(x)
             return
@@ -256,6 +261,9 @@ class EventRouter:
                 self.type_char(" ")
                 return
         if "command" in mods:
+            if key == "space" and mods == {"command"}:
+                self.spotlight.toggle()
+                return
             if key == "tab":
                 self._switch_app(reverse="shift" in mods)
                 return

@@ -102,12 +102,14 @@ class Window:
 
     def layout(self) -> list[Widget]:
         """(Re)build the widgets when app state, window state or size changed."""
-        key = (self.app.version, self.version, self.w, self.h, self.signature_value())
+        sig = self.signature_value()
+        key = (self.app.version, self.version, self.w, self.h, sig)
         if key != self._layout_key:
             self.widgets = self.builder(self)
             for wd in self.widgets:
                 wd.win = self
-            self._layout_key = key
+            # a builder may size its window to the content (Spotlight): key on the size it chose
+            self._layout_key = (self.app.version, self.version, self.w, self.h, sig)
         return self.widgets
 
     def focused_widget(self) -> Widget | None:

@@ -39,7 +39,7 @@ class App:
     @property
     def windows(self) -> list["Window"]:
         """Top-level windows of this app, front-most first."""
-        return [w for w in reversed(self.desktop.windows) if w.app is self and w.parent is None]
+        return [w for w in reversed(self.desktop.windows) if w.app is self and w.parent is None and w.kind != "spotlight"]
 
     def launch(self) -> None:
         self.running = True
@@ -120,6 +120,8 @@ class App:
 
     def _front(self) -> "Window | None":
         kw = self.desktop.key_window()
+        if kw is not None and kw.kind == "spotlight":
+            kw = self.windows[0] if self.windows else None
         if kw is not None and kw.app is self:
             return kw.parent or kw
         return None
