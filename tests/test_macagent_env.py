@@ -429,3 +429,15 @@ def test_bad_kwargs_fail_cleanly(task_dir):
         MacAgentEnv(backend="vmware", tasks=task_dir)
     with pytest.raises(ValueError, match="does not implement the MacBackend interface"):
         MacAgentEnv(backend=object(), tasks=task_dir)
+
+
+def test_hanging_python_is_stopped_and_reported(task_dir):
+    env = MacAgentEnv(backend=FakeBackend(), tasks=task_dir, python_timeout=1.0)
+    try:
+        env.reset(options={"task_id": "fake-note-gui-v0"})
+        obs, _, terminated, _, info = env.step("```python\nimport pyautogui\nwhile True:\n    pass\n```")
+        assert info["action_error_kind"] == "python_timeout" and "TimeoutError" in obs["text"] and not terminated
+        obs, _, _, _, info = env.step("```python\nimport pyautogui\nfor k in ['a', 'b']:\n    pyautogui.write(k)\n```")
+        assert info["action_error"] is None and env.backend.field == "ab"  # the sandbox came back
+    finally:
+        env.close()
