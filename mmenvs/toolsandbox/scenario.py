@@ -99,6 +99,11 @@ class Scenario:
             self._pixels = [render_image(spec, f"{self.source}: field 'images.{key}'") for key, spec in self.images.items()]
         return self._pixels
 
+    def ui_expectations(self) -> list[dict[str, Any]]:
+        """The ``expect`` of every ``show_ui_to_user`` step of the reference solution, in order ({} when none):
+        what the user's interaction must contain when the oracle shows that screen."""
+        return [dict(step.get("expect", {})) for step in self.reference_solution if step.get("tool") == "show_ui_to_user"]
+
     def reference_tools(self) -> list[str]:
         return list(dict.fromkeys(step["tool"] for step in self.reference_solution if "tool" in step))
 
@@ -236,6 +241,9 @@ def parse_scenario(data: Any, source: str, *, ui: bool = False) -> Scenario:
     solution = _substitute(solution, images, source, "reference_solution")
     for i, step in enumerate(solution):
         path = f"reference_solution[{i}]"
+        if ui and isinstance(step, Mapping) and step.get("tool") == "show_ui_to_user" and "expect" in step:
+            _check_expect(step["expect"], source, f"{path}.expect")
+            step = {k: v for k, v in step.items() if k != "expect"}
         if not isinstance(step, Mapping) or not (set(step) in ({"tool", "arguments"}, {"tool"}, {"say"})):
             raise _fail(source, path, f"must be {{'tool': name, 'arguments': {{…}}}} or {{'say': text}}, got {step!r}")
         if "say" in step:
@@ -283,6 +291,14 @@ def load_scenario(spec: Mapping[str, Any] | str | Path, *, ui: bool = False) -> 
     if isinstance(spec, (str, Path)):
         return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec), ui=ui)
     return parse_scenario(spec, f"inline scenario {spec.get('id', '?')!r}" if isinstance(spec, Mapping) else "inline scenario", ui=ui)
+
+
+_EXPECT_KEYS = ("element_id", "card_id", "form_id", "selected", "form_values")
+
+
+def _check_expect(value: Any, source: str, path: str) -> None:
+    if not isinstance(value, Mapping) or not value or set(value) - set(_EXPECT_KEYS):
+        raise _fail(source, path, f"must be a non-empty object with keys from {', '.join(_EXPECT_KEYS)}, got {value!r}")
 
 
 def _with_base(data: Mapping[str, Any], source: str) -> dict[str, Any]:

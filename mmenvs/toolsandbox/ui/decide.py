@@ -275,3 +275,24 @@ def _choose(decision: UIDecision, screen: ValidatedScreen, screen_id: str,
         arguments["element_id"] = form.data["submit"]["id"]  # type: ignore[union-attr]
         arguments["form_values"] = values
     return Reaction(arguments)
+
+
+def interaction_mismatches(expected: list[dict[str, Any]], actual: list[dict[str, Any] | None]) -> list[str]:
+    """Compare the reference solution's ``expect`` entries with the user's interactions, in order.
+
+    ``actual`` holds one resolved interaction (or None) per ``show_ui_to_user`` call. Each expected key must
+    equal the interaction's value (``selected`` lists compared as sets). Returns readable problems ([] = all match).
+    """
+    problems = []
+    if len(actual) != len(expected):
+        problems.append(f"{len(expected)} screens expected to be shown, {len(actual)} were")
+    for index, (want, got) in enumerate(zip(expected, actual)):
+        for key, value in want.items():
+            have = None if got is None else got.get(key)
+            if key == "selected" and isinstance(value, dict) and isinstance(have, dict):
+                same = {k: sorted(v) for k, v in value.items()} == {k: sorted(v) for k, v in have.items()}
+            else:
+                same = have == value
+            if not same:
+                problems.append(f"screen #{index + 1}: expected {key}={value!r}, the user gave {have!r}")
+    return problems
