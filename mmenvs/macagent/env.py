@@ -200,7 +200,7 @@ class MacAgentEnv(MMEnv):
 
     def extra_observation(self) -> dict[str, Any]:
         self._refresh_screen()
-        return {"a11y": self._a11y[:_A11Y_MAX], "instruction": self.task.instruction[:_INSTRUCTION_MAX]}
+        return {"a11y": clip_text(self._a11y, _A11Y_MAX), "instruction": clip_text(self.task.instruction, _INSTRUCTION_MAX)}
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
