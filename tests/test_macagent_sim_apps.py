@@ -289,3 +289,17 @@ def test_spotlight_opens_apps_and_files(b: SimBackend) -> None:
     b.press("esc")
     assert not b.desktop.spotlight.is_open
     assert b.desktop.active.name == "TextEdit"
+
+
+def test_wifi_menu_extra_and_terminal_clear(b: SimBackend) -> None:
+    click(b, "AXMenuExtra", "Wi‑Fi")
+    click(b, "AXMenuItem", "Wi‑Fi")
+    assert b.app("System Settings").wifi is False
+    assert 'AXMenuExtra "Wi‑Fi" value="off"' in b.accessibility_tree()
+    b.open_app("Terminal")
+    b.type_text("echo one\n")
+    b.type_text("clear\n")
+    b.type_text("printf '\\033[1;31mred\\033[0m\\n'\n")
+    term = b.app("Terminal")
+    # clear empties the window (its own prompt line too); colour codes are not shown as text
+    assert term.windows[0].state["lines"] == ["user@Mac ~ % printf '\\033[1;31mred\\033[0m\\n'", "red"]

@@ -542,6 +542,10 @@ class Desktop(EventRouter):
             x += tw + 18
         return rects
 
+    def wifi_extra_x(self) -> int:
+        """Left edge of the Wi‑Fi icon in the menu bar."""
+        return self.screen_size[0] - 24 - text_width(self.clock_text(), 13) - 52
+
     def clock_text(self) -> str:
         t = self.now
         hour = t.hour % 12 or 12
@@ -591,7 +595,7 @@ class Desktop(EventRouter):
         lines.append(f'    AXMenuExtra "Clock" value="{self.clock_text()}" [{sw - 14 - text_width(self.clock_text(), 13)}, 0, '
                      f'{text_width(self.clock_text(), 13)}, {MENUBAR_H}]')
         lines.append(f'    AXMenuExtra "Wi‑Fi" value="{"on" if self.settings.wifi else "off"}" '
-                     f'[{sw - 24 - text_width(self.clock_text(), 13) - 50}, 0, 20, {MENUBAR_H}]')
+                     f'[{self.wifi_extra_x()}, 0, 24, {MENUBAR_H}]')
         if self.menu is not None:
             x, y, w, h = self.menu.layout(sw, sh)
             lines.append(f'  AXMenu "{self.menu.title or "context menu"}" [{x}, {y}, {w}, {h}]')

@@ -177,6 +177,19 @@ class EventRouter:
                 a.touch()
 
     def _menubar_click(self: "_D", x: int) -> None:
+        wx = self.wifi_extra_x()
+        if wx <= x < wx + 24:
+            from .menus import MenuItem, OpenMenu, sep
+
+            s = self.settings
+            self.menu = OpenMenu([
+                MenuItem("Wi‑Fi", lambda: (setattr(s, "wifi", not s.wifi), s.changed()), checked=s.wifi),
+                sep(),
+                MenuItem(s.wifi_network, enabled=False, checked=s.wifi),
+                sep(),
+                MenuItem("Wi‑Fi Settings…", lambda: s.show_pane("Wi‑Fi")),
+            ], wx - 4, MENUBAR_H, "Wi‑Fi")
+            return
         for (title, items), (_t, x0, x1) in zip(self.menubar_menus(), self._menubar_layout()):
             if x0 <= x < x1:
                 from .menus import OpenMenu

@@ -5,6 +5,7 @@ in a Terminal window the same way."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..menus import MenuItem, sep
@@ -17,6 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
 
 MAX_LINES = 2000
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
+_CLEAR = re.compile(r"\x1b\[[23]?J")
 LINE_H = 16
 FONT_SIZE = 12
 
@@ -54,6 +57,10 @@ class TerminalApp(App):
                     out += ("\n" if out else "") + "[command timed out and was killed]"
                 self.cwd_display = backend.shell_cwd_display()
         if lines is not None:
+            if _CLEAR.search(out):  # `clear` (or any erase-display sequence) empties the window
+                del lines[:]
+                out = _CLEAR.split(out)[-1]
+            out = _ANSI.sub("", out).replace("\r\n", "\n")
             if out:
                 lines.extend(line.expandtabs(8) for line in out.split("\n"))
             del lines[:-MAX_LINES]
