@@ -125,6 +125,16 @@ def test_calendar_month_view_select_and_delete(b: SimBackend) -> None:
                       'end date:date "Tuesday, 14 April 2026 at 11:00:00"}')
     ev = cal.events("Work")
     assert [(e["summary"], e["start_date"]) for e in ev] == [("Review", datetime(2026, 4, 14, 10))]
+    # a weekly event from the sheet shows on every Tuesday
+    click(b, "AXButton", "Review")
+    b.click(*find(b, "AXButton", "Review"), clicks=2)
+    click(b, "AXPopUpButton", "Repeat")
+    click(b, "AXMenuItem", "Every Week")
+    b.press("enter")
+    assert cal.events("Work")[0]["recurrence"] == "FREQ=WEEKLY;INTERVAL=1;BYDAY=TU"
+    click(b, "AXButton", "Next")
+    # May 2026 in the month grid (26 April – 6 June): six Tuesdays
+    assert [e[1] for e in elements(b) if e[0] == "AXButton" and e[1] == "Review"] == ["Review"] * 6
 
 
 def test_safari_search_and_bookmark_folder(b: SimBackend) -> None:

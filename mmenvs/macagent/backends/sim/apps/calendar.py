@@ -22,6 +22,20 @@ CAL_COLORS = {"Home": (10, 122, 255), "Work": (255, 149, 0)}
 PALETTE = [(10, 122, 255), (255, 149, 0), (52, 199, 89), (175, 82, 222), (255, 59, 48), (255, 204, 0)]
 HOUR_H = 40
 VIEWS = ("Day", "Week", "Month")
+REPEATS = {"None": "", "Every Day": "FREQ=DAILY;INTERVAL=1", "Every Week": "FREQ=WEEKLY;INTERVAL=1",
+           "Every Month": "FREQ=MONTHLY;INTERVAL=1", "Every Year": "FREQ=YEARLY;INTERVAL=1"}
+_DAYCODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+
+
+def repeat_name(rule: str) -> str:
+    """The Repeat popup's label for an RRULE (custom rules show as "Custom")."""
+    r = (rule or "").upper()
+    if not r:
+        return "None"
+    for name, base in REPEATS.items():
+        if base and r.startswith(base.split(";")[0]) and ("INTERVAL=" not in r or "INTERVAL=1" in r):
+            return name
+    return "Custom"
 
 
 class CalendarStore(RecordStoreApp):
@@ -187,10 +201,11 @@ class CalendarApp(App):
 
     def event_sheet(self, win: Window, eid: str | None, start: datetime) -> Window:
         """New/edit event sheet: title, location, start, end, calendar; Delete for existing events."""
-        w, h = 460, 290
+        w, h = 460, 326
         rec = self.store.records.get(eid) if eid else None
         form = {"calendar": self.store.records[self.store.parents[eid]]["name"] if rec else self.calendars()[0],
-                "allday": rec["allday event"] if rec else False}
+                "allday": rec["allday event"] if rec else False,
+                "repeat": repeat_name(rec["recurrence"]) if rec else "None"}
         init = {"ev:title": rec["summary"] if rec else "New Event", "ev:location": rec["location"] if rec else "",
                 "ev:start": (rec["start date"] if rec else start).strftime("%Y-%m-%d %H:%M"),
                 "ev:end": (rec["end date"] if rec else start + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")}
@@ -208,6 +223,10 @@ class CalendarApp(App):
                                    lambda v: (form.__setitem__("calendar", v), sheet.touch()), name="Calendar"))
             out.append(Checkbox("ev:allday", (290, 180, 120, 24), "All-day", form["allday"],
                                 lambda v: (form.__setitem__("allday", v), sheet.touch())))
+            out.append(Label((20, 216, 80, 24), "Repeat", 13, align="right"))
+            options = list(REPEATS) + (["Custom"] if form["repeat"] == "Custom" else [])
+            out.append(PopupButton("ev:repeat", (110, 216, 160, 24), options, form["repeat"],
+                                   lambda v: (form.__setitem__("repeat", v), sheet.touch()), name="Repeat"))
             if rec:
                 out.append(Button("ev:delete", (20, h - 44, 84, 26), "Delete", lambda: (self.desktop.close_window(sheet),
                                                                                        self._delete([eid]))))
@@ -227,6 +246,11 @@ class CalendarApp(App):
                 return
             props = {"summary": sheet.editors["ev:title"].text, "location": sheet.editors["ev:location"].text,
                      "start date": s, "end date": e, "allday event": form["allday"]}
+            if form["repeat"] != "Custom":
+                rule = REPEATS[form["repeat"]]
+                if form["repeat"] == "Every Week":
+                    rule += ";BYDAY=" + _DAYCODES[s.weekday()]
+                props["recurrence"] = rule
             cal = self._cal(form["calendar"])
             if rec is not None and eid in self.store.records:
                 self.store.records[eid].update(props)
