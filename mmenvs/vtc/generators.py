@@ -110,8 +110,8 @@ def numeric_choices(rng: np.random.Generator, truth: float, *, rel: float, min_s
     (so guessing a position wins 1 time in 4). Returns the options and the answer letter."""
     step = max(abs(truth) * rel, min_step)
     max_rank = 3 if truth > 0 else 0
-    while max_rank > 0 and truth - max_rank * step <= 0:
-        max_rank -= 1  # keep every option positive
+    while max_rank > 0 and truth - max_rank * step < 0.5 * step:
+        max_rank -= 1  # keep every option clearly positive
     rank = int(rng.integers(0, max_rank + 1))
     values = [truth + (k - rank) * step for k in range(4)]
     options = [fmt.format(v) for v in values]
@@ -340,7 +340,17 @@ def gen_color(rng: np.random.Generator, params: dict[str, Any]) -> Draft:
         light = light[:, ::-1] if ramp.size == width else light[::-1]
     image = _noise(cv2.GaussianBlur((canvas.astype(np.float32) * light).astype(np.uint8), (5, 5), 0), rng, 8)
     base = [_step("blur", image="$input", method="gaussian", ksize=5), _step("colorspace", image="$0", target="hsv")]
-    variant = params.get("variant") or str(rng.choice(["share", "dominant"]))
+    variant = params.get("variant") or str(rng.choice(["share", "share", "dominant", "dominant", "shade"]))
+    if variant == "shade":  # uneven light only: one HSV range, read straight off the photo, is enough
+        image = (canvas.astype(np.float32) * light).astype(np.uint8)
+        k = int(rng.integers(0, 3))
+        truth = 100 * fractions[k]
+        if truth < 6:
+            raise _Retry(f"{names[k]} covers only {truth:.1f}%")
+        choices, answer = numeric_choices(rng, truth, rel=0.25, min_step=4.0, fmt="{:.0f}%")
+        question = f"One side of this photo is in shadow. What percentage of the image is {names[k]}?"
+        return Draft(image, question, answer, choices, [_inrange(names[k], "$input")], {"kind": "expr", "expr": "$0.fraction * 100"},
+                     truth=round(truth, 1))
     if variant == "share":
         k = int(np.argmax(fractions)) if rng.random() < 0.3 else int(rng.integers(0, 3))
         truth = 100 * fractions[k]
@@ -436,8 +446,20 @@ def gen_chart(rng: np.random.Generator, params: dict[str, Any]) -> Draft:
     image = _noise(cv2.GaussianBlur(canvas, (3, 3), 0), rng, float(rng.uniform(10, 20)))
     grey = _step("inrange_color", image="$1", lower=[0, 0, 90], upper=[179, 45, 175], space="hsv")
     head = [_step("blur", image="$input", method="median", ksize=5), _step("colorspace", image="$0", target="hsv")]
-    variant = params.get("variant") or str(rng.choice(["value", "difference"]))
-    if variant == "value":
+    variant = params.get("variant") or str(rng.choice(["value", "difference", "total"]))
+    if variant == "total":
+        picked = [int(i) for i in rng.choice(n_bars - 1, size=3, replace=False)]
+        chain = list(head)
+        for i in picked:
+            chain += [_inrange(colors[i], "$1"), _step("connected_components", image=f"${len(chain)}", min_area=100)]
+        chain += [grey, _step("connected_components", image=f"${len(chain)}", min_area=100)]
+        heights = " + ".join(f"${3 + 2 * j}.components.0.bbox.3" for j in range(3))
+        expr = f"({heights}) / ${len(chain) - 1}.components.0.bbox.3 * {ref_value}"
+        truth = float(sum(values[i] for i in picked))
+        choices, answer = numeric_choices(rng, truth, rel=0.15, min_step=10.0, fmt="{:.0f}")
+        names = ", ".join(colors[i] for i in picked[:2]) + f" and {colors[picked[2]]}"
+        question = f"The grey bar's value is printed above it. What is the total of the {names} bars?"
+    elif variant == "value":
         k = int(rng.integers(0, n_bars - 1))
         chain = head + [_inrange(colors[k], "$1"), _step("connected_components", image="$2", min_area=100), grey,
                         _step("connected_components", image="$4", min_area=100)]
