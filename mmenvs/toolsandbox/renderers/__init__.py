@@ -84,4 +84,9 @@ def render(kind: str, rng: np.random.Generator, **kwargs: Any) -> Rendered:
     return _renderer_of(kind)(rng, **kwargs)
 
 
-__all__ = ["CATEGORIES", "DrawCall", "RENDERERS", "Rendered", "SAMPLERS", "record_draw_calls", "render", "sample_facts", "vocab"] + [f.__name__ for f in RENDERERS.values()]
+__all__ = [
+    "CATEGORIES", "DrawCall", "RENDERERS", "Rendered", "SAMPLERS", "record_draw_calls", "render", "sample_facts", "vocab",
+    "render_bar_chart", "render_business_card", "render_calendar_screenshot", "render_chat_screenshot", "render_document_page",
+    "render_event_poster", "render_handwritten_note", "render_invoice", "render_line_chart", "render_pie_chart",
+    "render_product_card", "render_receipt", "render_restaurant_menu", "render_shopping_page_screenshot", "render_ticket",
+]

@@ -12,7 +12,7 @@ from mmenvs.core.fonts import font
 from . import sampling as S
 from . import vocab
 from .base import (
-    Canvas, Rendered, as_number, date_text, finish, fit_font, gradient, ink_on, money, number, pick, prepare,
+    Canvas, Rendered, as_number, date_text, finish, fit_font, ink_on, money, number, pick, prepare,
     require_sum, sample_without, shade, time_text, wrap,
 )
 
@@ -537,7 +537,6 @@ def render_business_card(rng: np.random.Generator, *, facts: dict | None = None,
     cv = Canvas(W, H, bg)
     contact = [(k, facts[k]) for k in ("phone", "mobile", "email", "website", "address") if facts.get(k)]
     labels = {"phone": "T", "mobile": "M", "email": "E", "website": "W", "address": "A"}
-    fc = font(14, family)
     if layout == "band":
         cv.draw.rectangle((0, 0, 18, H), fill=accent)
         x, y = 48, 40
@@ -640,8 +639,6 @@ def render_restaurant_menu(rng: np.random.Generator, *, facts: dict | None = Non
         paper = (250, 244, 230)
         ink, sub, accent = (50, 36, 24), (110, 90, 70), (140, 30, 30)
         family_h, family_b = "stix", "serif"
-    fi = font(15, family_b, bold=True)
-    fd = font(12, family_b, italic=True)
     fp = font(15, family_b, bold=style != "classic")
     n_items = sum(len(s["items"]) for s in facts["sections"])
     H = 150 + 52 * len(facts["sections"]) + 44 * n_items + 80

@@ -5,14 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw
-
 from mmenvs.core.fonts import font
 
 from . import sampling as S
 from . import vocab
 from .base import (
-    Canvas, Rendered, Supersampled, as_number, date_text, finish, fit_font, gradient, ink_on, money, pick, prepare, sample_without, shade,
+    Canvas, Rendered, Supersampled, as_number, date_text, finish, fit_font, gradient, ink_on, money, pick, prepare, sample_without,
     time_text, wrap,
 )
 

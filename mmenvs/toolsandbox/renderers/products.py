@@ -15,7 +15,7 @@ from mmenvs.core.fonts import font
 from . import sampling as S
 from . import vocab
 from .base import (
-    Canvas, Rendered, as_number, finish, fit_font, gradient, ink_on, money, number, pick, prepare, sample_without, shade,
+    Canvas, Rendered, as_number, finish, fit_font, gradient, ink_on, money, number, pick, prepare, shade,
     wrap,
 )
 
@@ -49,9 +49,9 @@ def draw_product(shape: str, color: tuple[int, int, int], width: int, height: in
     small = np.zeros((sh, sw), np.uint8)
     cv2.ellipse(small, (int(cx / 8), int((0.93 * H - top) / 8)), (max(1, int(0.36 * W / 8)), max(1, int(0.04 * H / 8))), 0, 0, 360, 110, -1)
     small = cv2.GaussianBlur(small, (0, 0), sigmaX=max(0.5, 0.03 * W / 8))
-    alpha = np.zeros((H, W), np.uint8)
-    alpha[top:] = cv2.resize(small, (W, H - top), interpolation=cv2.INTER_LINEAR)
-    out.putalpha(Image.fromarray(alpha, "L"))
+    alpha = Image.new("L", (W, H), 0)
+    alpha.paste(Image.fromarray(small, "L").resize((W, H - top), Image.Resampling.BILINEAR), (0, top))
+    out.putalpha(alpha)
 
     def part(draw_fn, fill: Image.Image | tuple[int, int, int]) -> None:
         """Draw one part's mask, then paint it (flat colour or a shaded fill) inside its bounding box only."""

@@ -29,7 +29,6 @@ CHAT_THEMES = {
 def _conversation(rng: np.random.Generator, them: str, today: str) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """(sender, text) turns of one of several everyday conversations held on ``today`` and the facts they state."""
     topic = pick(rng, ("dinner", "money", "address", "meeting", "number"))
-    first = them.split()[0]
     if topic == "dinner":
         cuisine = pick(rng, tuple(vocab.RESTAURANT_NAMES))
         place = pick(rng, vocab.RESTAURANT_NAMES[cuisine])
