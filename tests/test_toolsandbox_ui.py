@@ -426,4 +426,4 @@ def test_careless_agent_that_never_shows_a_screen_scores_lower(ui_env: MMToolSan
         assert info["ui"]["screens_shown"] == 0
         scores[task_id] = info["entity_f1"]
     assert all(score < 1.0 for score in scores.values()), scores
-    assert sum(scores.values()) / len(scores) < 0.75, scores
+    assert sum(scores.values()) / len(scores) < 0.8, scores  # 0.73 with the guesses above (entity F1 gives partial credit)
