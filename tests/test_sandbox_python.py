@@ -165,6 +165,8 @@ def test_bad_tool_names_are_refused() -> None:
         PythonSandbox(tools={"bad name": print}, isolation="rlimit-only")
     with pytest.raises(ValueError, match="shadow the standard module 'os'"):
         PythonSandbox(tools={"os.system": print}, isolation="rlimit-only")
+    with pytest.raises(ValueError, match="'gui' is also the namespace of other tools \\(e.g. 'gui.click'\\)"):
+        PythonSandbox(tools={"gui": print, "gui.click": print}, isolation="rlimit-only")
 
 
 def test_preload_defines_helpers_and_runs_after_restart() -> None:

@@ -376,6 +376,11 @@ class PythonSandbox:
                 raise ValueError(f"tool name {name!r} is not a (dotted) Python identifier")
             if len(parts) > 1 and parts[0] in sys.stdlib_module_names:
                 raise ValueError(f"tool name {name!r} would shadow the standard module {parts[0]!r}")
+        prefixes = {".".join(n.split(".")[:i]) for n in self._tools for i in range(1, n.count(".") + 1)}
+        clash = sorted(prefixes & set(self._tools))
+        if clash:
+            raise ValueError(f"tool name {clash[0]!r} is also the namespace of other tools "
+                             f"(e.g. {next(n for n in sorted(self._tools) if n.startswith(clash[0] + '.'))!r})")
         if timeout <= 0 or memory_mb <= 0:
             raise ValueError(f"timeout and memory_mb must be positive, got {timeout} and {memory_mb}")
         self.isolation, self._bwrap_path, self._bwrap_flags = resolve_isolation(isolation, bwrap)
