@@ -69,7 +69,29 @@ def clear_cache() -> None:
         _cache.clear()
 
 
+_state = threading.local()
+_PLACEHOLDER = np.full((8, 8, 3), 255, np.uint8)
+_PLACEHOLDER.setflags(write=False)
+
+
+class placeholder_images:
+    """Within this block the runtime gets a blank 8×8 image for every ``rendered`` spec that is not
+    cached yet: checking a reference solution never looks at pixels, so it need not pay for them."""
+
+    def __enter__(self) -> "placeholder_images":
+        self._before = getattr(_state, "placeholder", False)
+        _state.placeholder = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _state.placeholder = self._before
+
+
 def _runtime_generator(spec: Mapping[str, Any], where: str) -> np.ndarray:
+    if getattr(_state, "placeholder", False):
+        with _lock:
+            cached = _cache.get(_key(spec))
+        return cached if cached is not None else _PLACEHOLDER
     return render_spec(spec, where)
 
 

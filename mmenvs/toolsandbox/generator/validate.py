@@ -25,8 +25,11 @@ def _env() -> Any:
 
 def run_oracle(scenario: Mapping[str, Any] | Any, *, max_steps: int = 400) -> dict[str, Any]:
     """Replay ``scenario``'s reference solution through the cached env; returns the final ``info``."""
+    from .images import placeholder_images
+
     env = _env()
-    obs, info = env.reset(options={"task": scenario})
+    with placeholder_images():  # the oracle never looks at pixels
+        obs, info = env.reset(options={"task": scenario})
     for _ in range(max_steps):
         action = env.oracle_action(obs, info)
         obs, _, terminated, truncated, info = env.step(action)
