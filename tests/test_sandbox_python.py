@@ -491,3 +491,16 @@ def test_a_forked_copy_neither_runs_nor_kills_the_parents_worker() -> None:
         os.close(r)
         os.close(w)
         assert sb.run("x").value == "5"  # the parent's worker is untouched
+
+
+def test_interrupt_in_a_tool_replaces_the_worker() -> None:
+    def boom() -> None:
+        raise KeyboardInterrupt
+
+    with PythonSandbox(tools={"boom": boom}, isolation="rlimit-only") as sb:
+        sb.run("x = 1")
+        with pytest.raises(KeyboardInterrupt):
+            sb.run("boom()")
+        res = sb.run("x")  # a fresh worker: the old one was mid-run
+        assert "NameError" in res.error
+        assert sb.run("2 * 21").value == "42"

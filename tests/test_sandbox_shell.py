@@ -295,3 +295,14 @@ def test_reset_with_and_without_spare_shell(home: Path, spare: bool) -> None:
             sh.reset()
             assert sh.cwd == sh.home_in_sandbox
             assert sh.run("pwd; echo \"[$N]\"").stdout == f"{sh.home_in_sandbox}\n[]\n"
+
+
+def test_interrupt_in_a_host_command_replaces_the_shell(home: Path) -> None:
+    def boom(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        raise KeyboardInterrupt
+
+    with ShellSandbox(home, isolation="rlimit-only", host_commands={"boom": boom}) as sh:
+        with pytest.raises(KeyboardInterrupt):
+            sh.run("boom")
+        r = sh.run("echo after")
+        assert r.stdout == "after\n" and r.restarted

@@ -504,6 +504,11 @@ class ShellSandbox:
             res.notice = (f"[the shell exited (status {res.exit_code}); a new shell was started in {self._cwd}; "
                           "shell variables were reset]")
             return res
+        except BaseException:
+            # Interrupted from the parent's side (Ctrl-C, a host command raising SystemExit): the
+            # shell is mid-command with unread output, so it cannot be reused.
+            self._stop(background=True)
+            raise
         if got is None:
             self._restart()
             res.restarted, res.exit_code = True, -1
