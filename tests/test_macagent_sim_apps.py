@@ -313,3 +313,21 @@ def test_wifi_menu_extra_and_terminal_clear(b: SimBackend) -> None:
     term = b.app("Terminal")
     # clear empties the window (its own prompt line too); colour codes are not shown as text
     assert term.windows[0].state["lines"] == ["user@Mac ~ % printf '\\033[1;31mred\\033[0m\\n'", "red"]
+
+
+def test_title_bar_drag_moves_and_corner_drag_resizes(b: SimBackend) -> None:
+    b.open_app("Notes")
+    win = b.app("Notes").windows[0]
+    x0, y0, w0, h0 = win.x, win.y, win.w, win.h
+    b.mouse_move(win.x + win.w // 2, win.y + 6)
+    b.drag_to(win.x + win.w // 2 + 100, win.y + 6 + 50)
+    assert (win.x, win.y) == (x0 + 100, y0 + 50)
+    b.mouse_move(win.x + win.w - 4, win.y + win.h - 4)
+    b.drag_to(win.x + win.w - 4 - 200, win.y + win.h - 4 - 100)
+    assert (win.w, win.h) == (w0 - 200, h0 - 100)
+    # a sheet blocks its window: clicks on the window behind it do nothing
+    b.open_app("TextEdit")
+    b.hotkey("command", "s")
+    doc_win = b.app("TextEdit").windows[0]
+    b.click(doc_win.x + 40, doc_win.y + doc_win.h - 40)
+    assert b.desktop.key_window().kind == "sheet"
