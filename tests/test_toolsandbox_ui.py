@@ -342,9 +342,10 @@ def test_ui_suite_size_and_coverage() -> None:
     scenarios = [load_scenario(p, ui=True) for p in ui_scenario_paths().values()]
     assert all(any(r.ui for r in s.rounds) for s in scenarios)
     kinds = {d.criterion[0] for s in scenarios for r in s.rounds for d in r.ui if d.criterion}
-    assert kinds == {"min", "where", "prefer"}
+    assert kinds == {"min", "max", "where", "prefer"}
     assert any(d.pick == "all" for s in scenarios for r in s.rounds for d in r.ui)
     assert any(d.form for s in scenarios for r in s.rounds for d in r.ui)
+    assert any(d.form and not d.options for s in scenarios for r in s.rounds for d in r.ui)  # a form-only decision
 
 
 @pytest.mark.parametrize("task_id", UI_SCENARIOS)
@@ -398,6 +399,13 @@ CARELESS: dict[str, dict[str, dict[str, Any]]] = {
     "ui_phone_flight_alarm_settings": {"phone_set_alarm": {"time": "05:50"}},
     "ui_shopping_compare_checkout": {"shopping_add_to_cart": {"product_id": 1}, "shopping_checkout": {"address_id": 1}},
     "ui_todo_packing_project": {"todo_create_task": {"project_id": 2, "due_date": None}},
+    "ui_files_photos_receipt_archive": {"files_save_image_as_file": {"name": "receipt.png", "folder_path": "Documents/Receipts"},
+                                        "photos_save_image_to_gallery": {"album": "Camera Roll"}},
+    "ui_shopping_top_rated": {"shopping_add_to_cart": {"product_id": 2}},
+    "ui_music_trim_road_trip": {"music_remove_songs_from_playlist": {"song_ids": [5]}},
+    "ui_calendar_move_dentist": {"calendar_reschedule_event": {"new_start": "2025-04-18T09:00:00"}},
+    "ui_expenses_tour_payer": {"expenses_split_expense": {"paid_by": "me"}},
+    "ui_contacts_favorite_from_chat": {"contacts_set_contact_favorite": {"contact_id": 2}},
 }
 
 
@@ -426,4 +434,4 @@ def test_careless_agent_that_never_shows_a_screen_scores_lower(ui_env: MMToolSan
         assert info["ui"]["screens_shown"] == 0
         scores[task_id] = info["entity_f1"]
     assert all(score < 1.0 for score in scores.values()), scores
-    assert sum(scores.values()) / len(scores) < 0.8, scores  # 0.73 with the guesses above (entity F1 gives partial credit)
+    assert sum(scores.values()) / len(scores) < 0.75, scores  # 0.63 with the guesses above (entity F1 gives partial credit)

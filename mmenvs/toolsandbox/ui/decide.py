@@ -13,7 +13,7 @@ simulator — the agent never sees it — and says how the user reacts to a scre
 
 * ``options``: what the user is choosing between. An element of the screen (list item, card, button,
   or an option of a select field) *shows* an option when its text contains one of the option's
-  ``match`` strings (case-insensitive) and no other option's.
+  ``match`` strings as whole words (case-insensitive) and no other option's.
 * ``choose``: the private criterion, applied to the options the screen shows: ``{"min": fact}``,
   ``{"max": fact}`` (numbers in ``facts``), ``{"where": {fact: value, …}}`` (all facts equal), or
   ``{"prefer": [option, …]}`` (the first one shown, in this order). Ties go to the earlier option.
@@ -133,9 +133,14 @@ def _decision(value: Any, path: str) -> UIDecision:
 
 
 # ---------------------------------------------------------------------- reacting to a screen
+def _mentions(text: str, phrase: str) -> bool:
+    """``phrase`` occurs in ``text`` as whole words ("me" is not found in "Marco", "Home" not in "HomeGoods")."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text) is not None
+
+
 def _shows(element_text: str, options: tuple[UIOption, ...]) -> UIOption | None:
     text = element_text.casefold()
-    hits = [o for o in options if any(m in text for m in o.match)]
+    hits = [o for o in options if any(_mentions(text, m) for m in o.match)]
     return hits[0] if len(hits) == 1 else None
 
 
