@@ -331,3 +331,11 @@ def test_title_bar_drag_moves_and_corner_drag_resizes(b: SimBackend) -> None:
     doc_win = b.app("TextEdit").windows[0]
     b.click(doc_win.x + 40, doc_win.y + doc_win.h - 40)
     assert b.desktop.key_window().kind == "sheet"
+
+
+def test_safari_new_tab_takes_an_address(b: SimBackend) -> None:
+    b.open_app("Safari")
+    b.hotkey("command", "t")
+    b.type_text("https://www.apple.com/macos/\n")
+    safari = b.app("Safari")
+    assert len(safari.windows) == 2 and safari.windows[0].state["url"] == "https://www.apple.com/macos/"

@@ -419,6 +419,8 @@ class SafariApp(App):
         fw = self._front()
         return [("File", [
             MenuItem("New Window", self.new_window, "cmd+n"),
+            # the sim shows one tab per window: a new tab opens as a new window, focused on its address bar
+            MenuItem("New Tab", self._new_tab, "cmd+t"),
             MenuItem("Open Location…", lambda: self.focus_address(fw), "cmd+l", enabled=fw is not None),
             sep(),
             MenuItem("Close Window", self._close_front, "cmd+w", enabled=fw is not None),
@@ -439,6 +441,10 @@ class SafariApp(App):
                            MenuItem("Add Bookmark Folder", lambda: self.new_folder_prompt(fw), "cmd+shift+n"),
                            MenuItem("Show Bookmarks", self._show_bookmarks, "cmd+option+b")]),
         ]
+
+    def _new_tab(self) -> None:
+        win = self.new_window()
+        self.focus_address(win)
 
     def _clear_history(self) -> None:
         self.history.clear()
