@@ -517,12 +517,13 @@ class TextField(Widget):
                  on_commit: Callable[[str], Any] | None = None, on_cancel: Callable[[], Any] | None = None,
                  placeholder: str = "", size: int = 13, weight: str = "regular", bordered: bool = True,
                  name: str = "", secure: bool = False, color: Any = "text", line_height: int | None = None,
-                 enabled: bool = True, select_on_focus: bool = False) -> None:
+                 enabled: bool = True, select_on_focus: bool = False, title_weight: str | None = None) -> None:
         super().__init__(key, rect, name or placeholder, enabled)
         self.editor = editor
         self.on_change, self.on_commit, self.on_cancel = on_change, on_commit, on_cancel
         self.placeholder, self.size, self.weight, self.bordered = placeholder, size, weight, bordered
         self.secure, self.color, self.select_on_focus = secure, color, select_on_focus
+        self.title_weight = title_weight  # Notes: the first line (the note's name) is drawn in this weight
         self.line_height = line_height or int(size * 1.45)
         if editor.multiline:
             self.role = "AXTextArea"
@@ -537,6 +538,13 @@ class TextField(Widget):
             self.on_change(self.editor.text)
 
     # geometry ----------------------------------------------------------------------------
+    def _weight_at(self, line_start: int) -> str:
+        """Font weight of the display line starting at ``line_start``."""
+        if self.title_weight is None:
+            return self.weight
+        nl = self.editor.text.find("\n")
+        return self.title_weight if nl < 0 or line_start < nl or line_start == 0 else self.weight
+
     def _visible_lines(self) -> int:
         return max(1, (self.rect[3] - 2 * self._pad) // self.line_height)
 
@@ -556,7 +564,7 @@ class TextField(Widget):
         seg = ed.text[a:b]
         if seg.endswith("\n"):
             seg = seg[:-1]
-        return a + min(_index_at_x(seg, x - rx - self._pad, self.size, self.weight), len(seg.rstrip(" ")) if b < len(ed.text) and row + 1 < len(lines) and lines[row + 1][0] == b else len(seg))
+        return a + min(_index_at_x(seg, x - rx - self._pad, self.size, self._weight_at(a)), len(seg.rstrip(" ")) if b < len(ed.text) and row + 1 < len(lines) and lines[row + 1][0] == b else len(seg))
 
     def _ensure_visible(self) -> None:
         ed = self.editor
@@ -737,14 +745,15 @@ class TextField(Widget):
             la, lb = lines[row]
             ly = y + pad + (row - ed.scroll) * lh
             seg = text[la:lb]
+            wt = self._weight_at(la)
             if a != b and focused and a < lb + (1 if lb < len(text) else 0) and b > la:
                 sa, sb = max(a, la), min(b, lb)
-                sx = x + pad + text_width(seg[: sa - la], self.size, self.weight)
-                ex = x + pad + text_width(seg[: sb - la], self.size, self.weight) + (4 if b > lb else 0)
+                sx = x + pad + text_width(seg[: sa - la], self.size, wt)
+                ex = x + pad + text_width(seg[: sb - la], self.size, wt) + (4 if b > lb else 0)
                 d.rectangle((sx, ly, ex, ly + lh - 1), fill=theme.selection)
-            d.text((x + pad, ly + (lh - self.size) // 2 - 1), seg, font=f, fill=fg)
+            d.text((x + pad, ly + (lh - self.size) // 2 - 1), seg, font=font(self.size, wt), fill=fg)
             if focused and a == b and row == crow:
-                cx = x + pad + text_width(seg[: ed.cursor - la], self.size, self.weight)
+                cx = x + pad + text_width(seg[: ed.cursor - la], self.size, wt)
                 d.line((cx, ly + 1, cx, ly + lh - 2), fill=fg, width=1)
 
     def value(self) -> str | None:

@@ -279,7 +279,7 @@ class NotesApp(App):
                              align="center", key="notes:date"))
             nid = self.selected_note
             out.append(TextField("notes:editor", (ex + 20, 88, W - ex - 40, H - 100), ed, bordered=False, size=14,
-                                 name="Note body", on_change=lambda t: self._edit(nid, t)))
+                                 name="Note body", on_change=lambda t: self._edit(nid, t), title_weight="bold"))
         return out
 
     def _set_search(self, t: str) -> None:
