@@ -341,7 +341,10 @@ def test_runresult_text_combines_parts() -> None:
 # --------------------------------------------------------------------------------------------
 
 def _frame_parts(doc: dict, blob: bytes = b"") -> tuple[bytes, bytes]:
-    return json.dumps(doc).encode(), blob
+    """A raw frame body ``[blob specs, message]`` from a message with its specs under "blobs"."""
+    doc = dict(doc)
+    specs = doc.pop("blobs", [])
+    return json.dumps([specs, doc]).encode(), blob
 
 
 def test_wire_roundtrip_of_nested_values() -> None:
@@ -386,8 +389,11 @@ def test_wire_rejects_non_json_and_pickles() -> None:
 
     with pytest.raises(wire.WireError, match="malformed JSON"):
         wire.decode_frame(pickle.dumps({"op": "done"}), bytearray(), 1 << 20)
-    with pytest.raises(wire.WireError, match="not a JSON object"):
-        wire.decode_frame(b"[1, 2]", bytearray(), 1 << 20)
+    for body in (b"[1, 2]", b'{"op": "done"}', b"[[], [1]]"):
+        with pytest.raises(wire.WireError, match="frame document is not"):
+            wire.decode_frame(body, bytearray(), 1 << 20)
+    with pytest.raises(wire.WireError, match="longer than its specs say"):
+        wire.decode_frame(b'[[], {"op": "done"}]', bytearray(b"x"), 1 << 20)
 
 
 def test_forged_frames_from_the_worker_kill_only_the_worker() -> None:
@@ -504,3 +510,11 @@ def test_interrupt_in_a_tool_replaces_the_worker() -> None:
         res = sb.run("x")  # a fresh worker: the old one was mid-run
         assert "NameError" in res.error
         assert sb.run("2 * 21").value == "42"
+
+
+def test_unusual_text_crosses_the_wire() -> None:
+    # Lone surrogates and non-ASCII text in output and values must not break the channel.
+    with PythonSandbox(isolation="rlimit-only", tools={"echo": lambda s: s}) as sb:
+        res = sb.run("s = 'caf\\u00e9 \\ud800 \\U0001F600'\nprint(s)\necho(s) == s")
+        assert res.error is None, res.text
+        assert res.stdout == "caf\u00e9 \ud800 \U0001F600\n" and res.value == "True"

@@ -9,14 +9,15 @@ This file has two roles:
   this file must stay self-contained: only the standard library at module level, numpy lazily.
 
 Wire format (both directions): one frame = 12-byte header ``!IQ`` (JSON length, blob length),
-the UTF-8 JSON document, then the raw bytes of every blob.  Numpy arrays and bytes inside a
-value are replaced by ``{"\\u0000nd": i}`` / ``{"\\u0000by": i}`` and their bytes travel as blob i,
-described in the document's ``"blobs"`` list as ``[dtype.str, shape]``.  Nothing is ever pickled:
+the UTF-8 JSON document ``[blob specs, message]``, then the raw bytes of every blob.  Numpy arrays
+and bytes inside a message are replaced by ``{"\\u0000nd": i}`` / ``{"\\u0000by": i}`` and their
+bytes travel as blob i, described by spec i as ``[dtype.str, shape]``.  Nothing is ever pickled:
 the parent only parses JSON and builds arrays of plain numeric dtypes.
 """
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
 import struct
@@ -33,64 +34,61 @@ class WireError(ValueError):
     """A value that cannot cross the sandbox boundary, or a malformed frame."""
 
 
-def _is_ndarray(obj: object) -> bool:
-    np = sys.modules.get("numpy")
-    return np is not None and isinstance(obj, np.ndarray)
+class _Encoder(json.JSONEncoder):
+    """JSON with arrays and bytes turned into blob markers (collected in ``self.blobs``)."""
+
+    def __init__(self) -> None:
+        # ensure_ascii: lone surrogates (e.g. printed by agent code) stay valid JSON as \\udXXX.
+        super().__init__(separators=(",", ":"))
+        self.blobs: list = []
+
+    def default(self, obj):
+        blobs = self.blobs
+        if isinstance(obj, (bytes, bytearray, memoryview)):
+            data = bytes(obj)
+            blobs.append(("|u1", [len(data)], data))
+            return {BYTES_KEY: len(blobs) - 1}
+        np = sys.modules.get("numpy")  # if numpy was never imported, no value can be an array
+        if np is not None:
+            if isinstance(obj, np.ndarray):
+                if obj.dtype.kind not in ALLOWED_DTYPE_KINDS:
+                    raise WireError(f"a numpy array of dtype {obj.dtype} cannot cross the sandbox; "
+                                    "use a numeric dtype (bool, int, uint, float, complex)")
+                arr = np.ascontiguousarray(obj)
+                blobs.append((arr.dtype.str, list(arr.shape), arr.data.cast("B") if arr.size else b""))
+                return {ND_KEY: len(blobs) - 1}
+            if isinstance(obj, np.generic):
+                return obj.item()
+        raise WireError(f"a {type(obj).__name__} cannot cross the sandbox; use JSON values "
+                        "(None, bool, int, float, str, list, tuple, dict), bytes or numpy arrays")
 
 
-def _is_np_scalar(obj: object) -> bool:
-    np = sys.modules.get("numpy")
-    return np is not None and isinstance(obj, np.generic)
-
-
-def _encode_value(obj, blobs: list, path: str):
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return obj
-    if isinstance(obj, (list, tuple)):
-        return [_encode_value(v, blobs, f"{path}[{i}]") for i, v in enumerate(obj)]
-    if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            if isinstance(k, bool) or not isinstance(k, (str, int, float)) and k is not None:
-                raise WireError(f"{path}: dict key {k!r} is a {type(k).__name__}; keys must be str, int or float")
-            key = k if isinstance(k, str) else json.dumps(k)
-            if key in (ND_KEY, BYTES_KEY):
-                raise WireError(f"{path}: dict key {key!r} is reserved by the sandbox wire format")
-            out[key] = _encode_value(v, blobs, f"{path}[{key!r}]")
-        return out
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        data = bytes(obj)
-        blobs.append(("|u1", [len(data)], data))
-        return {BYTES_KEY: len(blobs) - 1}
-    if _is_ndarray(obj):
-        np = sys.modules["numpy"]
-        if obj.dtype.kind not in ALLOWED_DTYPE_KINDS:
-            raise WireError(
-                f"{path}: numpy array of dtype {obj.dtype} cannot cross the sandbox; "
-                "use a numeric dtype (bool, int, uint, float, complex)"
-            )
-        arr = np.ascontiguousarray(obj)
-        blobs.append((arr.dtype.str, list(arr.shape), arr.data.cast("B") if arr.size else b""))
-        return {ND_KEY: len(blobs) - 1}
-    if _is_np_scalar(obj):
-        return _encode_value(obj.item(), blobs, path)
-    raise WireError(
-        f"{path}: a {type(obj).__name__} cannot cross the sandbox; "
-        "use JSON values (None, bool, int, float, str, list, dict), bytes or numpy arrays"
-    )
+_encoders: dict = {}  # one encoder per thread: building a JSONEncoder per message is slow
 
 
 def encode_frame(msg: dict) -> list:
-    """Encode a message dict as a list of buffers (header, JSON, blobs) ready for ``os.writev``."""
-    blobs: list = []
-    doc = {}
-    for k, v in msg.items():
-        doc[k] = _encode_value(v, blobs, k)
-    if blobs:
-        doc["blobs"] = [[dt, shape] for dt, shape, _ in blobs]
-    body = json.dumps(doc, ensure_ascii=False, allow_nan=True).encode("utf-8")
+    """Encode a message dict as a list of buffers (header, JSON, blobs) ready to write.
+
+    The JSON document is ``[blob specs, message]``; one C-accelerated encoding pass turns
+    arrays and bytes into markers (dict keys ``"\\u0000nd"`` / ``"\\u0000by"`` are reserved).
+    """
+    key = _thread.get_ident()
+    enc = _encoders.get(key)
+    if enc is None:
+        enc = _encoders[key] = _Encoder()
+    enc.blobs = blobs = []
+    try:
+        text = enc.encode(msg)
+    except (TypeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, WireError):
+            raise
+        raise WireError(f"the value cannot cross the sandbox: {exc}") from None
+    finally:
+        enc.blobs = []
+    specs = enc.encode([[dt, shape] for dt, shape, _ in blobs]) if blobs else "[]"
+    body = ("[" + specs + "," + text + "]").encode("ascii")
     datas = [data for _, _, data in blobs]
-    blob_len = sum(len(memoryview(d).cast("B")) if not isinstance(d, bytes) else len(d) for d in datas)
+    blob_len = sum(len(d) if isinstance(d, bytes) else d.nbytes for d in datas)
     return [HEADER.pack(len(body), blob_len), body, *datas]
 
 
@@ -119,11 +117,13 @@ def decode_frame(body: bytes, blob: bytearray | bytes, max_bytes: int) -> dict:
         doc = json.loads(body)
     except (ValueError, RecursionError) as exc:
         raise WireError(f"malformed JSON in frame: {exc}") from None
-    if not isinstance(doc, dict):
-        raise WireError("frame document is not a JSON object")
-    specs = doc.pop("blobs", [])
-    if not isinstance(specs, list):
-        raise WireError("frame 'blobs' is not a list")
+    if not (isinstance(doc, list) and len(doc) == 2 and isinstance(doc[0], list) and isinstance(doc[1], dict)):
+        raise WireError("frame document is not [blob specs, message object]")
+    specs, msg = doc
+    if not specs:
+        if blob:
+            raise WireError("frame blob section is longer than its specs say")
+        return msg  # the common case: plain JSON, nothing to rebuild
     arrays: list = []
     offset = 0
     for spec in specs:
@@ -137,15 +137,18 @@ def decode_frame(body: bytes, blob: bytearray | bytes, max_bytes: int) -> dict:
     if offset != len(blob):
         raise WireError("frame blob section is longer than its specs say")
 
-    def build(i):
+    def blob_index(i):
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(arrays):
             raise WireError(f"frame refers to missing blob {i!r}")
+        return arrays[i]
+
+    def build(i):
         import numpy as np
 
-        dt, shape, off, n = arrays[i]
+        dt, shape, off, n = blob_index(i)
+        dtype = np.dtype(dt)
         # frombuffer over a bytearray gives a writable array without another copy.
-        return np.frombuffer(blob, dtype=np.dtype(dt), count=n // np.dtype(dt).itemsize if n else 0,
-                             offset=off).reshape(shape)
+        return np.frombuffer(blob, dtype=dtype, count=n // dtype.itemsize, offset=off).reshape(shape)
 
     def walk(v):
         if isinstance(v, list):
@@ -154,16 +157,13 @@ def decode_frame(body: bytes, blob: bytearray | bytes, max_bytes: int) -> dict:
             if len(v) == 1 and ND_KEY in v:
                 return build(v[ND_KEY])
             if len(v) == 1 and BYTES_KEY in v:
-                i = v[BYTES_KEY]
-                if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(arrays):
-                    raise WireError(f"frame refers to missing blob {i!r}")
-                _, _, off, n = arrays[i]
+                _, _, off, n = blob_index(v[BYTES_KEY])
                 return bytes(blob[off:off + n])
             return {k: walk(x) for k, x in v.items()}
         return v
 
     try:
-        return {k: walk(v) for k, v in doc.items()}
+        return walk(msg)
     except RecursionError:
         raise WireError("frame nests too deeply") from None
 
