@@ -385,7 +385,7 @@ def test_private_criterion_never_leaks_into_observations(ui_env: MMToolSandboxEn
 
 
 # The careless agent skips the screens and guesses (these are the guesses: a plausible but wrong option).
-CARELESS: dict[str, dict[str, dict[str, Any]]] = {
+CARELESS: dict[str, dict[str, Any]] = {
     "ui_calendar_chat_lunch_invites": {"calendar_create_event_with_duration": {"attendees": ["dana.w@example.com", "priya.raman@example.com",
                                                                                             "marco.b@example.com", "helen.cho@ledgerwise.com"]}},
     "ui_calendar_class_pick": {"calendar_create_recurring_event": {"title": "Pottery basics", "start": "2025-01-06T18:00:00", "end": "2025-01-06T19:30:00"}},
@@ -407,17 +407,28 @@ CARELESS: dict[str, dict[str, dict[str, Any]]] = {
     "ui_calendar_move_dentist": {"calendar_reschedule_event": {"new_start": "2025-04-18T09:00:00"}},
     "ui_expenses_tour_payer": {"expenses_split_expense": {"paid_by": "me"}},
     "ui_contacts_favorite_from_chat": {"contacts_set_contact_favorite": {"contact_id": 2}},
+    "ui_payments_request_omakase": {"payments_request_money": {"username": "dana-w"}},
+    "ui_notes_pick_note": {"notes_append_to_note": {"note_id": 2}},
+    "ui_todo_pick_items": {"todo_create_task": [{"content": "Buy sunscreen"}, {"content": "Buy bug spray"}]},
+    "ui_calendar_poster_family": {"calendar_create_event": {"calendar": "personal"}},
+    "ui_contacts_card_favorite_form": {"contacts_create_contact": {"relationship": "coworker", "is_favorite": None}},
+    "ui_messaging_pick_photo": {"messaging_send_message": {"attachment_image_ids": ["{image:a}"]}},
 }
 
 
 def _careless(task_id: str) -> dict[str, Any]:
     data = json.loads(ui_scenario_paths()[task_id].read_text())
     solution = []
+    seen: dict[str, int] = {}
     for step in data["reference_solution"]:
         if step.get("tool") in ("render_ui_screen", "show_ui_to_user"):
             continue
         step = copy.deepcopy(step)
-        for key, value in CARELESS[task_id].get(step.get("tool", ""), {}).items():
+        guess = CARELESS[task_id].get(step.get("tool", ""), {})
+        if isinstance(guess, list):  # one guess per call of that tool, in order
+            seen[step["tool"]] = seen.get(step["tool"], -1) + 1
+            guess = guess[seen[step["tool"]]]
+        for key, value in guess.items():
             if value is None:
                 step["arguments"].pop(key, None)
             else:
