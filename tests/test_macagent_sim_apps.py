@@ -339,3 +339,15 @@ def test_safari_new_tab_takes_an_address(b: SimBackend) -> None:
     b.type_text("https://www.apple.com/macos/\n")
     safari = b.app("Safari")
     assert len(safari.windows) == 2 and safari.windows[0].state["url"] == "https://www.apple.com/macos/"
+
+
+def test_file_dates_come_from_the_sim_clock_or_the_file(b: SimBackend) -> None:
+    (b.home / "Documents" / "new.txt").write_text("x")
+    b.run_shell("touch -t 202401021530 ~/Documents/old.txt")
+    b.open_app("Finder")
+    click(b, "AXRow", "Documents")
+    rows = {e[1]: e[2] for e in elements(b) if e[0] == "AXRow"}
+    assert rows["new.txt"].startswith("Today at 9:41 AM")
+    assert rows["old.txt"].startswith("2 Jan 2024 at 3:30 PM")
+    assert b.run_applescript('tell application "Finder" to get modification date of file "old.txt" of folder "Documents" of home') \
+        == "Tuesday, 2 January 2024 at 15:30:00"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import MutableMapping
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -218,7 +218,7 @@ class FinderScripting(ScriptableAppBase):
 
             return "Folder" if p.is_dir() else KINDS.get(p.suffix.lower(), "Document")
         if prop in ("modification date", "creation date"):
-            return self.backend.desktop.now if st.st_mtime >= self.finder.reset_host_time - 1 else datetime.fromtimestamp(st.st_mtime)
+            return self.backend.desktop.now if st.st_mtime >= self.finder.reset_host_time - 1 else datetime.fromtimestamp(st.st_mtime, timezone.utc).replace(tzinfo=None)
         if prop == "container":
             return self._ref(p.parent)
         if prop == "URL":

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -313,7 +313,7 @@ class FinderApp(App):
         if ts >= self.reset_host_time - 1:
             when = now
         else:
-            when = datetime.fromtimestamp(ts)
+            when = datetime.fromtimestamp(ts, timezone.utc).replace(tzinfo=None)  # the shell runs with TZ=UTC
         hour = when.hour % 12 or 12
         t = f"{hour}:{when.minute:02d} {'AM' if when.hour < 12 else 'PM'}"
         if when.date() == now.date():
