@@ -494,8 +494,8 @@ def _jpeg(rgb: np.ndarray, quality: int) -> np.ndarray:
     return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
-def _fit_size(arr: np.ndarray, boxes: dict[str, Box], size: tuple[int, int]) -> tuple[np.ndarray, dict[str, Box]]:
-    """Scale to fit ``size`` = (width, height) keeping the aspect ratio; pad with the edge colour."""
+def _fit_size(arr: np.ndarray, boxes: dict[str, Box], size: tuple[int, int], pad: RGB) -> tuple[np.ndarray, dict[str, Box]]:
+    """Scale to fit ``size`` = (width, height) keeping the aspect ratio; pad with ``pad``."""
     try:
         tw, th = int(size[0]), int(size[1])
     except (TypeError, ValueError, IndexError):
@@ -508,7 +508,7 @@ def _fit_size(arr: np.ndarray, boxes: dict[str, Box], size: tuple[int, int]) -> 
     interp = cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC
     scaled = cv2.resize(arr, (nw, nh), interpolation=interp)
     canvas = np.empty((th, tw, 3), np.uint8)
-    canvas[:] = arr[0, 0]
+    canvas[:] = pad
     ox, oy = (tw - nw) // 2, (th - nh) // 2
     canvas[oy:oy + nh, ox:ox + nw] = scaled
     moved = {k: (int(ox + b[0] * s), int(oy + b[1] * s), int(math.ceil(ox + b[2] * s)), int(math.ceil(oy + b[3] * s)))
@@ -531,6 +531,8 @@ def finish(
     boxes = dict(canvas.boxes)  # not clipped: a box outside the canvas is a layout bug the tests must see
     arr, boxes = degrade(arr, boxes, rng, difficulty, mode, surface)
     if size is not None:
-        arr, boxes = _fit_size(arr, boxes, size)
+        # photos extend their table top, scans their paper; screenshots get black bars
+        pad = surface if mode == "photo" else (tuple(int(c) for c in arr[0, 0]) if mode == "scan" else (0, 0, 0))
+        arr, boxes = _fit_size(arr, boxes, size, pad)
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     return Rendered(image=arr, kind=kind, facts=facts, distractors=list(canvas.distractors), boxes=boxes)

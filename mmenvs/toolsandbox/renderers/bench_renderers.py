@@ -66,4 +66,5 @@ def workloads() -> list[dict[str, Any]]:
 
 if __name__ == "__main__":  # quick look: python -m mmenvs.toolsandbox.renderers.bench_renderers
     for row in workloads():
-        print(f"{row['name']:<75} median {row['median_ms']:7.1f} ms  p95 {row['p95_ms']:7.1f} ms  target {row.get('target_ms', '-')}")
+        print(f"{row['name']:<75} median {row['median_ms']:7.1f} ms  p95 {row['p95_ms']:7.1f} ms  target {row.get('target_ms', '-')}  "
+              f"{row.get('note', '')}")
