@@ -447,3 +447,39 @@ def test_careless_agent_that_never_shows_a_screen_scores_lower(ui_env: MMToolSan
         scores[task_id] = info["entity_f1"]
     assert all(score < 1.0 for score in scores.values()), scores
     assert sum(scores.values()) / len(scores) < 0.75, scores  # 0.63 with the guesses above (entity F1 gives partial credit)
+
+
+def test_ui_mode_passes_check_env_and_merged_toolsets_keep_the_ui_tools() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("MMToolSandbox-v0", mode="ui", toolset="mini").unwrapped
+    try:
+        check_env(env, skip_render_check=True)
+        for task_id in ("ui_shopping_compare_checkout", "ui_todo_packing_project", "ui_music_chart_playlist"):
+            info, _ = _play(env, task_id)
+            assert info["entity_f1"] == pytest.approx(1.0), task_id
+    finally:
+        env.close()
+
+
+def test_a_user_without_ui_support_ignores_screens() -> None:
+    from mmenvs.toolsandbox.user import ScriptedUser, UserMessage, UserSimulator
+
+    class PlainUser(UserSimulator):  # implements only the two required methods, like an LLM user might
+        def __init__(self) -> None:
+            self.inner = ScriptedUser()
+
+        def start(self, scenario: Any) -> UserMessage:
+            return self.inner.start(scenario)
+
+        def reply(self, agent_text: str) -> UserMessage:
+            return self.inner.reply(agent_text)
+
+    env = gym.make("MMToolSandbox-v0", mode="ui", user=PlainUser()).unwrapped
+    try:
+        env.reset(options={"task_id": "ui_phone_flight_alarm_settings"})
+        _call(env, "render_ui_screen", screen={"children": [{"type": "button", "id": "ok", "label": "04:50"}]})
+        obs, info = _call(env, "show_ui_to_user")
+        assert _result(obs)["user_interaction"] is None and info["ui"]["no_interaction"] == 1
+    finally:
+        env.close()

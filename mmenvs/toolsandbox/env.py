@@ -65,8 +65,10 @@ class MMToolSandboxEnv(MMEnv):
     A string. ``mode="code"`` (default): one fenced Python block, run in a persistent sandbox where
     tools are functions; text without a block is a reply to the user. ``mode="tool"``: one JSON tool
     call ``{"name": ..., "arguments": {...}}`` (``search_tools`` and ``execute_code`` always
-    available), or plain text as a reply. Dict actions: ``{"name", "arguments"}``, ``{"code": ...}``
-    or ``{"reply": ...}``.
+    available), or plain text as a reply. ``mode="ui"``: the tool grammar, on the UI suite, with the UI
+    tools added (``render_ui_screen``, ``show_ui_to_user``, the ``ui_*`` doc tools): the user's choices are
+    private and are made by clicking on screens the agent renders (docs/toolsandbox-ui.md). Dict actions:
+    ``{"name", "arguments"}``, ``{"code": ...}`` or ``{"reply": ...}``.
 
     ## Rewards
     Entity F1 between the world's change and the scenario's expected change (Hungarian matching per
@@ -76,7 +78,7 @@ class MMToolSandboxEnv(MMEnv):
     the recall of the reference solution's tools among them.
 
     ## Starting State
-    A scenario from ``registry/toolsandbox/scenarios`` chosen by ``options={"task_id": ...}``, given
+    A scenario from ``registry/toolsandbox/scenarios`` (``registry/toolsandbox/ui`` in UI mode) chosen by ``options={"task_id": ...}``, given
     inline with ``options={"task": dict or path}``, or drawn with ``np_random``.
 
     ## Episode End
@@ -85,7 +87,7 @@ class MMToolSandboxEnv(MMEnv):
     counting user messages, agent actions and tool results.
 
     ## Arguments
-    ``mode`` ("code" | "tool"), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
+    ``mode`` ("code" | "tool" | "ui"), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
     (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
     default), ``sandbox_timeout`` (s), ``sandbox_isolation``, ``obs_size``, ``reward_mode``,
     ``render_mode``, ``max_messages`` (overrides the scenario's message budget), ``max_steps`` (a cap on agent
