@@ -148,6 +148,16 @@ def tool_rows(repeat: int = 25) -> list[dict[str, Any]]:
     return rows
 
 
+def _cpu_ms(fn: Callable[[], Any], repeat: int) -> float:
+    """Median CPU time (ms) of ``fn``: on a shared, loaded machine this shows the cost without waiting for a core."""
+    samples = []
+    for _ in range(repeat):
+        start = time.process_time()
+        fn()
+        samples.append((time.process_time() - start) * 1000)
+    return float(np.median(samples))
+
+
 def env_rows() -> list[dict[str, Any]]:
     """env.step with a JSON call, pinned-problem resets (cold: image regenerated; warm: cached), generation."""
     from . import generators
@@ -173,14 +183,17 @@ def env_rows() -> list[dict[str, Any]]:
         state["i"] += 1
 
     row = timing_row("vtc: env.reset pinned problem (image regenerated)", measure(reset_cold, repeat=60), target_ms=10.0)
-    row["note"] = "a different problem each time, render cache cleared"
+    row["note"] = f"a different problem each time, render cache cleared; CPU median {_cpu_ms(reset_cold, 60):.1f} ms"
     rows.append(row)
     rows.append(timing_row("vtc: env.reset pinned problem (cached image)", measure(lambda: env.reset(options={"task_id": ids[5]}), repeat=60),
                            target_ms=10.0))
     env.close()
     all_gen: list[float] = []
     all_draw: list[float] = []
+    cpu_gen: list[float] = []
     for name in CATEGORIES:
+        cpu_seeds = iter(range(850_000, 851_000))
+        cpu_gen.append(_cpu_ms(lambda: generators.generate(name, next(cpu_seeds), {}), 8))
         seeds = iter(range(800_000, 801_000))
 
         def draw() -> None:
@@ -195,7 +208,8 @@ def env_rows() -> list[dict[str, Any]]:
         all_gen += samples
         rows.append(timing_row(f"vtc: generate {name} (draw + validate chain)", samples, target_ms=30.0))
     row = timing_row("vtc: generate a problem (all categories)", all_gen, target_ms=30.0)
-    row["note"] = "median over the nine generators' samples, reference chain executed to validate"
+    row["note"] = (f"median over the nine generators' samples, reference chain executed to validate; "
+                   f"CPU median over generators {float(np.median(cpu_gen)):.1f} ms")
     rows.append(row)
     row = timing_row("vtc: draw a problem without validating (all categories)", all_draw, target_ms=30.0)
     row["note"] = "image + question + chain only (what regeneration on load costs)"
