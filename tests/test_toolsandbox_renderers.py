@@ -455,3 +455,26 @@ def test_fact_strings_do_not_overlap_each_other(kind: str) -> None:
                 overlap_w = min(a[2], b[2]) - max(a[0], b[0])
                 overlap_h = min(a[3], b[3]) - max(a[1], b[1])
                 assert overlap_w <= 2 or overlap_h <= 2, (kind, seed, a, b)
+
+
+def test_images_are_identical_across_processes() -> None:
+    """No hash-order or process state leaks into an image: two interpreters with different hash seeds agree."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, numpy as np\n"
+        "from mmenvs.toolsandbox.renderers import RENDERERS\n"
+        "m = hashlib.sha256()\n"
+        "for kind, fn in sorted(RENDERERS.items()):\n"
+        "    r = fn(np.random.default_rng(7), difficulty=0.8)\n"
+        "    m.update(r.image.tobytes()); m.update(repr(r.facts).encode()); m.update(repr(sorted(r.boxes.items())).encode())\n"
+        "print(m.hexdigest())\n"
+    )
+    digests = []
+    for hash_seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300, check=True)
+        digests.append(out.stdout.strip())
+    assert digests[0] == digests[1] and len(digests[0]) == 64
