@@ -10,7 +10,7 @@ from PIL import ImageDraw
 from .theme import Theme, font, text_width
 
 _SYMBOLS = {"command": "⌘", "shift": "⇧", "option": "⌥", "ctrl": "⌃"}
-_KEY_SYMBOLS = {"backspace": "⌫", "delete": "⌦", "return": "↩", "enter": "↩", "tab": "⇥", "esc": "⎋",
+_KEY_SYMBOLS = {"backspace": "⌫", "delete": "⌦", "return": "↩", "enter": "↩", "tab": "⇥", "esc": "Esc",
                 "left": "←", "right": "→", "up": "↑", "down": "↓", "space": "Space"}
 
 

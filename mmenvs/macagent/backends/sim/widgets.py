@@ -436,7 +436,7 @@ class Button(Widget):
             else:
                 d.rounded_rectangle((x, y, x + w - 1, y + h - 1), 6, fill=theme.control_bg, outline=theme.control_border)
         elif self.style == "toolbar":
-            d.rounded_rectangle((x, y, x + w - 1, y + h - 1), 5, fill=None, outline=None)
+            d.rounded_rectangle((x, y, x + w - 1, y + h - 1), 5, fill=theme.control_bg, outline=theme.control_border)
             fg = theme.secondary_text if not self.enabled else theme.text
         elif self.style == "link":
             fg = theme.accent

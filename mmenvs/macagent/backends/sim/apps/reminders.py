@@ -337,7 +337,7 @@ class RemindersApp(App):
                           symbol="+", size=20))
         out.append(Button("reminders:info", (W - 86, 14, 32, 24), "Show Details",
                           lambda: self.details(win, self.selected_reminder) if self.selected_reminder else None,
-                          style="toolbar", symbol="ⓘ", size=16, enabled=self.selected_reminder is not None))
+                          style="toolbar", symbol="ℹ", size=16, enabled=self.selected_reminder is not None))
         items = []
         for ref in visible:
             r = self.store.record(ref)
