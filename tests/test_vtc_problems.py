@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 from collections import Counter
 
 import numpy as np
