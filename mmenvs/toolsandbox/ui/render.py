@@ -10,6 +10,7 @@ environment hands to the user with the screen. Output depends only on the screen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,12 @@ class RenderedScreen:
     boxes: dict[str, list[int]]
 
 
+@lru_cache(maxsize=4096)
+def _length(text: str, size: int, bold: bool) -> float:
+    """Advance width of ``text`` (cached: wrapping measures the same prefixes on every render)."""
+    return font(size, bold=bold).getlength(text)
+
+
 class _Painter:
     def __init__(self, images: ImageStore | None) -> None:
         self.images = images
@@ -52,19 +59,18 @@ class _Painter:
 
     # -------------------------------------------------------------- primitives
     def wrap(self, text: str, size: int, width: int, *, bold: bool = False, max_lines: int = 6) -> list[str]:
-        face = font(size, bold=bold)
         lines: list[str] = []
         for paragraph in text.split("\n"):
             current = ""
             for word in paragraph.split(" "):
                 trial = f"{current} {word}".strip() if current else word
-                if face.getlength(trial) <= width or not current:
+                if _length(trial, size, bold) <= width or not current:
                     current = trial
                 else:
                     lines.append(current)
                     current = word
-                while face.getlength(current) > width and len(current) > 1:  # one word wider than the box
-                    cut = max(1, int(len(current) * width / face.getlength(current)) - 1)
+                while _length(current, size, bold) > width and len(current) > 1:  # one word wider than the box
+                    cut = max(1, int(len(current) * width / _length(current, size, bold)) - 1)
                     lines.append(current[:cut])
                     current = current[cut:]
             lines.append(current)
@@ -98,7 +104,7 @@ class _Painter:
 
     def button(self, b: dict[str, Any], x: int, y: int, width: int | None = None) -> tuple[int, int]:
         face = font(17, bold=True)
-        label_width = int(face.getlength(b["label"]))
+        label_width = int(_length(b["label"], 17, True))
         w = width if width is not None else min(label_width + 36, WIDTH - 2 * PAD)
         h = 40
         style = b.get("style", "primary")
@@ -116,7 +122,7 @@ class _Painter:
 
     def badge(self, text: str, right: int, y: int) -> int:
         face = font(13, bold=True)
-        w = int(face.getlength(text)) + 16
+        w = int(_length(text, 13, True)) + 16
         self.draw.rounded_rectangle((right - w, y, right, y + 22), radius=11, fill=_BADGE)
         self.draw.text((right - w // 2, y + 11), text, font=face, fill=_ACCENT, anchor="mm")
         return w
@@ -167,7 +173,7 @@ class _Painter:
             text_x, text_w = inner_x + side + 14, inner_w - side - 14
         if c.get("badge"):
             self.badge(c["badge"], x + width - 14, y)
-            text_w -= min(text_w // 2, int(font(13, bold=True).getlength(c["badge"])) + 24)
+            text_w -= min(text_w // 2, int(_length(c["badge"], 13, True)) + 24)
         y = self.text(c["title"], text_x, y, text_w, 20, bold=True, max_lines=3)
         if c.get("subtitle"):
             y = self.text(c["subtitle"], text_x, y, text_w, 15, color=_MUTED, max_lines=2)
@@ -177,7 +183,7 @@ class _Painter:
         if c.get("buttons"):
             bx = inner_x
             for b in c["buttons"]:
-                w, _ = self.button(b, bx, y, min(inner_w, max(90, int(font(17, bold=True).getlength(b["label"])) + 36)))
+                w, _ = self.button(b, bx, y, min(inner_w, max(90, int(_length(b["label"], 17, True)) + 36)))
                 bx += w + 8
             y += 48
         bottom = y + 6
@@ -229,7 +235,7 @@ class _Painter:
                 ox = inner_x
                 for option in f["options"]:
                     face = font(15)
-                    w = int(face.getlength(option)) + 24
+                    w = int(_length(option, 15, False)) + 24
                     if ox + w > inner_x + inner_w and ox > inner_x:
                         ox, y = inner_x, y + 34
                     chosen = f.get("value") == option
