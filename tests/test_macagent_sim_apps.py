@@ -186,6 +186,19 @@ def test_reminders_new_list_delete_and_drag_between_lists(b: SimBackend) -> None
     assert rem.reminders("Home")[0]["name"] == "Call plumber"
 
 
+def test_clock_alarm_rings_when_time_passes(b: SimBackend) -> None:
+    clock = b.app("Clock")
+    clock.add_alarm(9, 45, "Stretch")
+    clock.add_alarm(9, 50, "Weekends only", repeat=["Saturday", "Sunday"])
+    b.advance_time(120)  # 9:43: nothing yet
+    assert not any(e[1] == "Alarm" for e in elements(b))
+    b.advance_time(180)  # 9:46
+    assert any(e[1] == "Stretch — 9:45 AM" for e in elements(b))
+    assert [a["enabled"] for a in clock.alarms()] == [False, True]  # the one-time alarm switched itself off
+    b.advance_time(600)  # Monday 9:56: the weekend alarm does not ring
+    assert not any(e[1].startswith("Weekends only") for e in elements(b))
+
+
 def test_clock_stopwatch_and_world_clock(b: SimBackend) -> None:
     b.open_app("Clock")
     click(b, "AXRadioButton", "Stopwatch")

@@ -121,7 +121,8 @@ class SimBackend:
 
     # ------------------------------------------------------------------ observation
     def screenshot(self) -> np.ndarray:
-        """The screen as an H×W×3 uint8 RGB array."""
+        """The screen as an H×W×3 uint8 RGB array (read-only and shared with the next call when nothing
+        changed; copy it to draw on it)."""
         return self._desk().render()
 
     def accessibility_tree(self) -> str:

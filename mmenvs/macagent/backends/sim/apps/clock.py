@@ -5,7 +5,7 @@ advances time. The real Clock app has no AppleScript dictionary; the sim exposes
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ....applescript.model import ClassSpec, ObjectRef, RecordStoreApp
@@ -114,12 +114,21 @@ class ClockApp(App):
                  "finished": self.store.record(t)["finished"]} for t in self.store.all("timer")]
 
     def tick(self) -> None:
-        """Advance timers and the stopwatch to the sim clock; finished timers show an alert."""
+        """Advance timers, the stopwatch and alarms to the sim clock: a finished timer or an alarm whose
+        time passed shows an alert; a one-time alarm then switches itself off, as on a Mac."""
         now = self.desktop.now
-        dt = (now - self._last_tick).total_seconds()
+        start = self._last_tick
+        dt = (now - start).total_seconds()
         self._last_tick = now
         if dt <= 0:
             return
+        for a in self.store.all("alarm"):
+            r = self.store.record(a)
+            if r["enabled"] and self._rings_between(r, start, now):
+                alert(self, None, "Alarm", f"{r['name']} — {time_label(r['hour'], r['minute'])}", [("Stop", lambda: None)],
+                      cancel=0)
+                if not r["repeat days"]:
+                    r["enabled"] = False
         for t in self.store.all("timer"):
             r = self.store.record(t)
             if r["running"] and not r["finished"]:
@@ -130,6 +139,17 @@ class ClockApp(App):
         if self.stopwatch["running"]:
             self.stopwatch["elapsed"] += dt
         self.touch()
+
+    @staticmethod
+    def _rings_between(r: dict[str, Any], start: "datetime", end: "datetime") -> bool:
+        """Whether the alarm's time of day falls in (start, end] on a day it repeats (or any day if it does not)."""
+        day = start.date()
+        while day <= end.date():
+            when = datetime.combine(day, datetime.min.time()).replace(hour=r["hour"], minute=r["minute"])
+            if start < when <= end and (not r["repeat days"] or DAYS[day.weekday()] in r["repeat days"]):
+                return True
+            day += timedelta(days=1)
+        return False
 
     def state(self) -> dict[str, Any]:
         return {"running": self.running, "alarms": [{k: v for k, v in a.items() if k != "id"} for a in self.alarms()],
