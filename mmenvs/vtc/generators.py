@@ -89,7 +89,10 @@ def _noise(image: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndar
     field = _NOISE_BANK[oy : oy + h, ox : ox + w, : (image.shape[2] if image.ndim == 3 else 1)]
     if image.ndim == 2:
         field = field[:, :, 0]
-    return np.clip(image + field * np.float32(sigma), 0, 255).astype(np.uint8)
+    noisy = field * np.float32(sigma)  # the same float32 arithmetic as image + field·sigma, done in place
+    noisy += image
+    np.clip(noisy, 0, 255, out=noisy)
+    return noisy.astype(np.uint8)
 
 
 def _step(tool: str, **arguments: Any) -> dict[str, Any]:
