@@ -456,6 +456,10 @@ def test_applescript_round_trips(b: SimBackend) -> None:
         'make new to recipient at end of to recipients of m with properties {address:"bob@example.com"}\n'
         'send m\nend tell')
     assert b.app("Mail").messages("Sent")[0]["to"] == ["bob@example.com"]
+    run('tell application "Notes" to show note "Meeting Notes"')
+    assert b.desktop.active.name == "Notes" and b.app("Notes").state()["selected_note"] == "Meeting Notes"
+    run('tell application "Calendar" to switch view to month view')
+    assert b.app("Calendar").view == "Month"
     run('set the clipboard to "from a script"')
     assert b.desktop.clipboard.text == "from a script"
     assert run('exists POSIX file "/Users/user/Desktop/abc.txt"') == "true"

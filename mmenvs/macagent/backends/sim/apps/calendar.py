@@ -51,7 +51,11 @@ class CalendarStore(RecordStoreApp):
                                            "url": "", "stamp date": None},
                       parent_class="calendar", readonly=frozenset({"stamp date"}),
                       computed={"uid": lambda r: r["_uid"]}),
-        ], app_elements=("calendar",))
+        ], app_elements=("calendar",),
+            commands={"switch view": lambda store, direct, params: store.app.switch_view(params.get("to")),
+                      "view calendar": lambda store, direct, params: store.app.view_date(params.get("at"))},
+            command_params={"switch view": ("to",), "view calendar": ("at",)},
+            constants=("day view", "week view", "month view"))
 
     def add(self, cls: str, properties: Any = None, parent: ObjectRef | None = None, id: Any = None) -> ObjectRef:
         if cls == "event":
@@ -115,6 +119,27 @@ class CalendarApp(App):
                         "end_date": r["end date"], "allday": r["allday event"], "location": r["location"],
                         "description": r["description"], "recurrence": r["recurrence"], "calendar": cname})
         return sorted(out, key=lambda d: d["start_date"])
+
+    def switch_view(self, to: Any) -> None:
+        """AppleScript ``switch view to week view`` (day view / week view / month view)."""
+        name = str(getattr(to, "name", to)).lower()
+        views = {"day view": "Day", "week view": "Week", "month view": "Month"}
+        if name not in views:
+            from ....applescript.errors import AppleScriptError
+
+            raise AppleScriptError(f"Can’t switch view to {name}; use day view, week view or month view.", -1700)
+        self.view = views[name]
+        self.touch()
+
+    def view_date(self, at: Any) -> None:
+        """AppleScript ``view calendar at date "…"``: show that day."""
+        if not isinstance(at, datetime):
+            from ....applescript.errors import AppleScriptError
+
+            raise AppleScriptError("view calendar needs “at <date>”.", -1700)
+        self.focus_date = at.date()
+        self.desktop.activate(self)
+        self.touch()
 
     def state(self) -> dict[str, Any]:
         def ser(d: dict) -> dict:

@@ -52,7 +52,8 @@ class NotesStore(RecordStoreApp):
                       parent_class="folder", readonly=frozenset({"creation date", "modification date", "password protected", "shared"}),
                       computed={"plaintext": lambda r: (r["name"] + ("\n" + r["body"] if r["body"] else ""))},
                       id_format="x-coredata://SIM/ICNote/p{n}"),
-        ], app_elements=("account", "folder", "note"), app_properties={"default account": None})
+        ], app_elements=("account", "folder", "note"), app_properties={"default account": None},
+            commands={"show": lambda store, direct, params: store.app.show(direct)}, command_params={"show": ()})
 
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
         if obj is not None and obj.cls == "note" and prop == "body":
@@ -141,6 +142,21 @@ class NotesApp(App):
         ref = self.store.make("note", {"name": name, "body": body}, at)
         self.touch()
         return ref.id
+
+    def show(self, direct: Any) -> None:
+        """AppleScript ``show note …`` / ``show folder …``: bring Notes forward with it selected."""
+        ref = direct if isinstance(direct, ObjectRef) else getattr(direct, "ref", None)
+        if not isinstance(ref, ObjectRef) or ref.id not in self.store.records:
+            from ....applescript.errors import AppleScriptError
+
+            raise AppleScriptError("Can’t show that: expected a note or a folder.", -1728)
+        if ref.cls == "note":
+            self.selected_folder = self.store.parents[ref.id]
+            self._select_note(ref.id)
+        elif ref.cls == "folder":
+            self._select_folder(ref.id)
+        self.desktop.activate(self)
+        self.touch()
 
     def state(self) -> dict[str, Any]:
         return {"running": self.running, "folders": [f["name"] for f in self.folders()],
