@@ -413,6 +413,12 @@ CARELESS: dict[str, dict[str, Any]] = {
     "ui_calendar_poster_family": {"calendar_create_event": {"calendar": "personal"}},
     "ui_contacts_card_favorite_form": {"contacts_create_contact": {"relationship": "coworker", "is_favorite": None}},
     "ui_messaging_pick_photo": {"messaging_send_message": {"attachment_image_ids": ["{image:a}"]}},
+    "ui_settings_brightness_form": {"settings_set_brightness": {"level": 50}},
+    "ui_reminders_pick_delete": {"reminders_delete_reminder": {"reminder_id": 2}},
+    "ui_calendar_lunch_duration": {"calendar_create_event_with_duration": {"duration_minutes": 90}},
+    "ui_shopping_wishlist_pick": {"shopping_create_wishlist_item": {"product_id": 2}},
+    "ui_expenses_category_select": {"expenses_split_expense": {"category": "food"}},
+    "ui_files_move_manual": {"files_move_file": {"folder_id": None}},
 }
 
 
@@ -446,7 +452,7 @@ def test_careless_agent_that_never_shows_a_screen_scores_lower(ui_env: MMToolSan
         assert info["ui"]["screens_shown"] == 0
         scores[task_id] = info["entity_f1"]
     assert all(score < 1.0 for score in scores.values()), scores
-    assert sum(scores.values()) / len(scores) < 0.75, scores  # 0.63 with the guesses above (entity F1 gives partial credit)
+    assert sum(scores.values()) / len(scores) < 0.75, scores  # 0.58 with the guesses above (entity F1 gives partial credit)
 
 
 def test_ui_mode_passes_check_env_and_merged_toolsets_keep_the_ui_tools() -> None:
