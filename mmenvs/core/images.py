@@ -145,7 +145,8 @@ class ImageStore:
         """Write ``image_id`` to ``path`` as PNG and return the path."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        Image.fromarray(self.get(image_id)).save(path, format="PNG")
+        # Fast zlib level: episode recording writes many images and PNG stays lossless at any level.
+        Image.fromarray(self.get(image_id)).save(path, format="PNG", compress_level=1)
         return path
 
     def export_all(self, folder: str | Path) -> list[Path]:
