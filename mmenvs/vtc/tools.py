@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from mmenvs.core import ImageNotFound, ImageStore
+from mmenvs.core import ActionError, ImageNotFound, ImageStore
 
 IMAGE_ID_PATTERN = r"^img_[0-9]+$"
 _REQUIRED = object()
@@ -41,15 +41,8 @@ GRABCUT_MAX_PIXELS = 1_000_000
 MAX_ITEMS = 100
 
 
-class ToolError(ValueError):
+class ToolError(ActionError):
     """A tool call the tool set refuses: ``kind`` is a stable code, the message tells the agent what to fix."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 @dataclass(frozen=True)
