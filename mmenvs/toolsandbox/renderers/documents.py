@@ -98,7 +98,7 @@ def render_receipt(rng: np.random.Generator, *, facts: dict | None = None, diffi
     ads = sample_without(rng, vocab.AD_LINES, n_ads)
     coupon = pick(rng, vocab.COUPON_LINES) if d > 0.3 and rng.uniform() < 0.5 + d / 2 else None
     extra_lines = sum(len(it["name"]) // 24 for it in items)  # generous room for wrapped long names
-    height = pad * 2 + lh * (9 + 2 * len(items) + extra_lines + len(ads)) + (90 if coupon else 0) + 60
+    height = pad * 2 + lh * (10 + 2 * len(items) + extra_lines + len(ads)) + (90 if coupon else 0) + 60
     paper = pick(rng, PAPER_TONES)
     ink = pick(rng, ((20, 20, 20), (40, 38, 60), (34, 34, 34)))
     cv = Canvas(width, height, paper)
@@ -130,9 +130,30 @@ def render_receipt(rng: np.random.Generator, *, facts: dict | None = None, diffi
     sep = "-" * int((width - 2 * pad) / max(f.getlength("-"), 1))
     cv.text((pad, y), sep, f, ink)
     y += lh
+    columns = rng.uniform() < 0.4  # a till that prints a quantity column on every line
+    if columns:
+        qty_w = f.getlength("QTY") + 12
+        cv.text((pad, y), "QTY", fb, ink)
+        cv.text((pad + qty_w, y), "ITEM", fb, ink)
+        cv.text((width - pad, y), "AMOUNT", fb, ink, anchor="ra")
+        y += lh
     for i, it in enumerate(items):
         name = it["name"]
         room = width - 2 * pad - f.getlength(money(it["amount"], cur, symbol=False)) - 14
+        if columns:
+            cv.text((pad, y), str(it["quantity"]), f, ink, key=f"items.{i}.quantity")
+            lines = wrap(name, f, room - qty_w)
+            for line in lines[:-1]:
+                cv.text((pad + qty_w, y), line, f, ink, key=f"items.{i}.name")
+                y += lh
+            cv.text((pad + qty_w, y), lines[-1], f, ink, key=f"items.{i}.name")
+            amount_keys = [f"items.{i}.amount"] + ([f"items.{i}.unit_price"] if it["quantity"] == 1 else [])
+            cv.text((width - pad, y), money(it["amount"], cur, symbol=False), f, ink, key=amount_keys, anchor="ra")
+            if it["quantity"] != 1:
+                y += lh
+                cv.text((pad + qty_w + 12, y), f"{money(it['unit_price'], cur, symbol=False)} each", f, ink, key=f"items.{i}.unit_price")
+            y += lh
+            continue
         if it["quantity"] != 1:
             for line in wrap(f"{it['quantity']} x {name}", f, width - 2 * pad):
                 cv.text((pad, y), line, f, ink, key=(f"items.{i}.quantity", f"items.{i}.name"))
