@@ -13,7 +13,7 @@ import pytest
 import random
 
 from mmenvs.macagent.backends.base import BackendError
-from mmenvs.macagent.backends.sim import SimBackend
+from mmenvs.macagent.backends.sim import SimBackend, SimInternalError
 from test_macagent_sim import NOW, PAGES, click, elements, find
 
 
@@ -253,7 +253,7 @@ def test_menus_show_their_shortcuts_in_the_tree(b: SimBackend) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_gui_input_never_crashes(tmp_path: Path, seed: int) -> None:
     """Random clicks, drags, scrolls, keys, hotkeys and typing over every app: only BackendError
-    (for input the sim rejects) may come out, and the screen stays renderable."""
+    for input the sim rejects may come out (never a SimInternalError), and the screen stays renderable."""
     keys = ["enter", "esc", "tab", "backspace", "del", "up", "down", "left", "right", "space", "a", "c", "v", "x", "z",
             "s", "n", "w", "q", "m", "k", "d", "r", "1", "[", "]", "home", "end", "f1"]
     rng = random.Random(seed)
@@ -286,6 +286,8 @@ def test_random_gui_input_never_crashes(tmp_path: Path, seed: int) -> None:
                     be.hotkey(rng.choice(["command", "shift", "option", "ctrl"]), rng.choice(keys))
                 else:
                     be.type_text(rng.choice(["hello", "x\n", "Ünïcode ✓", "\t", "2026-04-15 09:30"]))
+            except SimInternalError:
+                raise
             except BackendError:
                 pass
             if i % 10 == 0:
@@ -364,3 +366,19 @@ def test_file_dates_come_from_the_sim_clock_or_the_file(b: SimBackend) -> None:
     assert rows["old.txt"].startswith("2 Jan 2024 at 3:30 PM")
     assert b.run_applescript('tell application "Finder" to get modification date of file "old.txt" of folder "Documents" of home') \
         == "Tuesday, 2 January 2024 at 15:30:00"
+
+
+def test_a_fault_inside_the_sim_is_reported_not_crashing(b: SimBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    b.open_app("Notes")
+
+    def broken(self: object) -> None:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(type(b.app("Notes")), "new_note", broken)
+    with pytest.raises(SimInternalError, match="during hotkey: ZeroDivisionError: boom") as e:
+        b.hotkey("command", "n")
+    assert isinstance(e.value.__cause__, ZeroDivisionError)
+    assert b.desktop.mods == set()  # the chord was released
+    monkeypatch.undo()
+    b.hotkey("command", "n")  # the desktop keeps working
+    assert len(b.app("Notes").notes()) == 1

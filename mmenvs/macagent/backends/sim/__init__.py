@@ -59,6 +59,6 @@ The shell (``run_shell``) is a :class:`~mmenvs.sandbox.ShellSandbox` with the ho
 ``screencapture``.
 """
 
-from .backend import SimBackend
+from .backend import SimBackend, SimInternalError
 
-__all__ = ["SimBackend"]
+__all__ = ["SimBackend", "SimInternalError"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from datetime import datetime
@@ -15,6 +16,31 @@ from .desktop import Desktop
 from .keys import canonical
 
 BUTTONS = ("left", "right", "middle")
+
+
+class SimInternalError(BackendError):
+    """A fault inside the simulated desktop while handling valid input (a bug in the sim, not the
+    agent's mistake). It is a ``BackendError`` so an episode reports it instead of crashing;
+    the original exception is chained as ``__cause__``."""
+
+
+def _guarded(fn: Any) -> Any:
+    """Let ``BackendError`` through; turn any other exception into ``SimInternalError``."""
+
+    @functools.wraps(fn)
+    def run(self: "SimBackend", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except BackendError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported with its type, message and traceback chained
+            if self.desktop is not None:
+                self.desktop.pressed = None  # do not leave a half-finished drag behind
+                self.desktop.invalidate()
+            raise SimInternalError(f"internal error in the simulated desktop during {fn.__name__}: "
+                                   f"{type(exc).__name__}: {exc}") from exc
+
+    return run
 
 
 def _app_classes() -> list[type]:
@@ -120,11 +146,13 @@ class SimBackend:
         return self.desktop
 
     # ------------------------------------------------------------------ observation
+    @_guarded
     def screenshot(self) -> np.ndarray:
         """The screen as an H×W×3 uint8 RGB array (read-only and shared with the next call when nothing
         changed; copy it to draw on it)."""
         return self._desk().render()
 
+    @_guarded
     def accessibility_tree(self) -> str:
         """What is on screen: one line per element with role, name, value and [x, y, w, h]."""
         return self._desk().accessibility_tree()
@@ -151,16 +179,20 @@ class SimBackend:
             raise BackendError(f"unknown mouse button {button!r}; expected one of {', '.join(BUTTONS)}")
         return b
 
+    @_guarded
     def mouse_move(self, x: int, y: int) -> None:
         xi, yi = self._check_xy(x, y)
         self._desk().mouse_move(xi, yi)
 
+    @_guarded
     def mouse_down(self, button: str = "left") -> None:
         self._desk().mouse_down(self._check_button(button), 1)
 
+    @_guarded
     def mouse_up(self, button: str = "left") -> None:
         self._desk().mouse_up(self._check_button(button))
 
+    @_guarded
     def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None:
         xi, yi = self._check_xy(x, y)
         b = self._check_button(button)
@@ -176,6 +208,7 @@ class SimBackend:
             d.mouse_down(b, i)
             d.mouse_up(b)
 
+    @_guarded
     def drag_to(self, x: int, y: int, button: str = "left") -> None:
         xi, yi = self._check_xy(x, y)
         b = self._check_button(button)
@@ -188,6 +221,7 @@ class SimBackend:
         d.mouse_move(xi, yi)
         d.mouse_up(b)
 
+    @_guarded
     def scroll(self, amount: int, x: int | None = None, y: int | None = None) -> None:
         try:
             n = int(amount)
@@ -206,6 +240,7 @@ class SimBackend:
             raise BackendError(f"unknown key name {key!r}; use pyautogui names such as 'enter', 'esc', 'tab', "
                                "'command', 'shift', 'left', 'a'") from None
 
+    @_guarded
     def key_down(self, key: str) -> None:
         kind, name = self._key(key)
         d = self._desk()
@@ -215,29 +250,35 @@ class SimBackend:
         else:
             d.key_press(name, kind)
 
+    @_guarded
     def key_up(self, key: str) -> None:
         kind, name = self._key(key)
         if kind == "modifier":
             self._desk().mods.discard(name)
 
+    @_guarded
     def press(self, key: str) -> None:
         kind, name = self._key(key)
         if kind != "modifier":
             self._desk().key_press(name, kind)
 
+    @_guarded
     def hotkey(self, *keys: str) -> None:
         if not keys:
             raise BackendError("hotkey needs at least one key")
         parsed = [self._key(k) for k in keys]  # validate all before acting: state stays unchanged on error
         d = self._desk()
         held = set(d.mods)
-        for kind, name in parsed:
-            if kind == "modifier":
-                d.mods.add(name)
-            else:
-                d.key_press(name, kind)
-        d.mods = held
+        try:
+            for kind, name in parsed:
+                if kind == "modifier":
+                    d.mods.add(name)
+                else:
+                    d.key_press(name, kind)
+        finally:
+            d.mods = held  # the chord is released even when a key's action failed
 
+    @_guarded
     def type_text(self, text: str) -> None:
         if not isinstance(text, str):
             raise BackendError(f"text to type must be a string, got {type(text).__name__}")
@@ -267,6 +308,7 @@ class SimBackend:
 
         return run_applescript(self, source)
 
+    @_guarded
     def open_app(self, app: str) -> None:
         """Launch (or activate) ``app`` by name, e.g. "Notes"."""
         d = self._desk()
