@@ -269,33 +269,62 @@ def render_invoice(rng: np.random.Generator, *, facts: dict | None = None, diffi
     m = 40
     f = font(13, family)
     fb = font(13, family, bold=True)
-    # letterhead: monogram + seller name
     seller, client = facts["seller"], facts["client"]
-    initials = "".join(w[0] for w in seller["name"].split()[:2]).upper()
-    cv.draw.rounded_rectangle((m, m, m + 44, m + 44), radius=8, fill=accent)
-    cv.text((m + 22, m + 22), initials, font(18, "sans", bold=True), ink_on(accent), anchor="mm")
-    cv.text((m + 56, m + 2), seller["name"], fit_font(seller["name"], family, 250, 20, bold=True), ink, key="seller.name")
-    y = m + 28
-    for k in ("address", "email", "phone"):
-        if seller.get(k):
-            cv.text((m + 56, y), seller[k], font(11, family), grey, key=f"seller.{k}")
-            y += 15
     title = pick(rng, ("INVOICE", "Invoice", "TAX INVOICE"))
-    cv.text((W - m, m), title, fit_font(title, family, 215, 28, bold=True), accent, anchor="ra")
-    yy = m + 40
-    meta = [("Invoice no.", facts["invoice_number"], "invoice_number"), ("Date", date_text(facts["issue_date"], "short"), "issue_date"),
-            ("Due date", date_text(facts["due_date"], "short"), "due_date")]
-    for label, value, k in meta:
-        cv.text((W - m - 240, yy), label, f, grey)
-        cv.text((W - m, yy), value, fb, ink, key=k, anchor="ra")
-        yy += 18
-    y = max(y, yy) + 18
-    cv.text((m, y), "BILL TO", font(11, family, bold=True), accent)
-    y += 17
-    for k in ("name", "company", "address"):
-        if client.get(k):
-            cv.text((m, y), client[k], fb if k == "name" else f, ink, key=f"client.{k}")
-            y += 17
+    ds = pick(rng, ("short", "long", "us", "iso"))
+    meta = [("Invoice no.", facts["invoice_number"], "invoice_number"), ("Date", date_text(facts["issue_date"], ds), "issue_date"),
+            ("Due date", date_text(facts["due_date"], ds), "due_date")]
+    if rng.uniform() < 0.5:
+        # letterhead: monogram + seller name on the left, title and numbers on the right
+        initials = "".join(w[0] for w in seller["name"].split()[:2]).upper()
+        cv.draw.rounded_rectangle((m, m, m + 44, m + 44), radius=8, fill=accent)
+        cv.text((m + 22, m + 22), initials, font(18, "sans", bold=True), ink_on(accent), anchor="mm")
+        cv.text((m + 56, m + 2), seller["name"], fit_font(seller["name"], family, 250, 20, bold=True), ink, key="seller.name")
+        y = m + 28
+        for k in ("address", "email", "phone"):
+            if seller.get(k):
+                cv.text((m + 56, y), seller[k], font(11, family), grey, key=f"seller.{k}")
+                y += 15
+        cv.text((W - m, m), title, fit_font(title, family, 215, 28, bold=True), accent, anchor="ra")
+        yy = m + 40
+        for label, value, k in meta:
+            cv.text((W - m - 240, yy), label, f, grey)
+            cv.text((W - m, yy), value, fb, ink, key=k, anchor="ra")
+            yy += 18
+        y = max(y, yy) + 18
+        cv.text((m, y), "BILL TO", font(11, family, bold=True), accent)
+        y += 17
+        for k in ("name", "company", "address"):
+            if client.get(k):
+                cv.text((m, y), client[k], fb if k == "name" else f, ink, key=f"client.{k}")
+                y += 17
+    else:
+        # a coloured band with the title, the seller under it, then numbers (left) beside bill-to (right)
+        cv.draw.rectangle((0, 0, W, 74), fill=accent)
+        band_ink = ink_on(accent)
+        cv.text((m, 37), title, fit_font(title, family, 240, 30, bold=True), band_ink, anchor="lm")
+        cv.text((W - m, 26), seller["name"], fit_font(seller["name"], family, 300, 17, bold=True), band_ink, key="seller.name", anchor="ra")
+        contact = " · ".join(seller[k] for k in ("email", "phone") if seller.get(k))
+        if contact:
+            cv.text((W - m, 50), contact, fit_font(contact, family, 330, 11), band_ink,
+                    key=[f"seller.{k}" for k in ("email", "phone") if seller.get(k)], anchor="ra")
+        y = 94
+        if seller.get("address"):
+            cv.text((W - m, y), seller["address"], font(11, family), grey, key="seller.address", anchor="ra")
+        y += 28
+        yy = y
+        for label, value, k in meta:
+            cv.text((m, yy), label.upper(), font(10, family, bold=True), grey)
+            cv.text((m, yy + 13), value, fb, ink, key=k)
+            yy += 36
+        xr = W // 2 + 20
+        cv.text((xr, y), "BILLED TO", font(10, family, bold=True), grey)
+        y += 14
+        for k in ("name", "company", "address"):
+            if client.get(k):
+                cv.text((xr, y), client[k], fit_font(client[k], family, W - m - xr, 13, bold=k == "name"), ink, key=f"client.{k}")
+                y += 17
+        y = max(y, yy)
     y += 16
     # item table
     cols = (m, W - m - 250, W - m - 150, W - m)
