@@ -85,7 +85,7 @@ def render_receipt(rng: np.random.Generator, *, facts: dict | None = None, diffi
                        lambda f: _check_lines(f, "receipt"))
     cur = facts["currency"]
     family = pick(rng, ("mono", "mono", "typewriter", "sans"))
-    if family == "typewriter" and not json.dumps(facts, ensure_ascii=False).isascii():
+    if family == "typewriter" and not (json.dumps(facts, ensure_ascii=False).isascii() and money(0, facts["currency"]).isascii()):
         family = "mono"  # the typewriter face has ASCII glyphs only
     fs = int(rng.integers(14, 17))
     f = font(fs, family)
