@@ -154,6 +154,8 @@ class _Writer:
             pairs.append((match, rec))
         leftovers = [i for i in old_pos if i not in used]
         pairs = [(p if p is not None else (leftovers.pop(0) if leftovers and sink.revise == "update" else None), r) for p, r in pairs]
+        if sink.name == "phone":  # alarms at one time clash: move the earliest first when times shift earlier
+            pairs.sort(key=lambda pr: (pr[0] is None, old_pos[pr[0]].time if pr[0] is not None else ""))
         for pos, rec in pairs:
             if pos is None:
                 st, rid = self._create(rec)
@@ -332,8 +334,8 @@ def generate_scenario(seed: int, *, flow: str | None = None, challenge: str | No
             solution.append({"say": say})
             continue
         ask = sink.ask(plan.what("main"), ctx)
-        refer = "" if arrival != "upfront" or rounds_n == 1 else "Looking back at the pictures I sent: "
-        query = f"{intro}{refer}Please {ask}.{stale_phrase}{wrong_phrase}".replace("..", ".")
+        refer = "Looking back at the pictures I sent, please" if arrival == "upfront" else "Please"
+        query = f"{intro}{refer} {ask}.{stale_phrase}{wrong_phrase}".replace("..", ".")
         round_: dict[str, Any] = {"query": query, "provide": list(new)}
         steps = writer.write(main, stale=stale)
         solution += steps
@@ -436,8 +438,11 @@ def _wrong_detail(sink: Sink, ctx: Context, main: list[Record]) -> tuple[str, li
         bad = bad.with_(text=rec.text.replace(money(amount), money(wrong)))
     else:
         bad = bad.with_(text=record_text(bad))
-    what = rec.label if rec.kind not in ("total", "share", "merged") else "it"
-    return f" (I think {what} came to {money(wrong)}.)", [bad] + main[1:]
+    if rec.kind == "share":
+        return f" (I worked each share out as {money(wrong)}.)", [bad] + main[1:]
+    if rec.kind == "total":
+        return f" (I think the total is {money(wrong)}.)", [bad] + main[1:]
+    return f" (I think {rec.label} came to {money(wrong)}.)", [bad] + main[1:]
 
 
 def _counterfactuals(sink: Sink, ctx: Context, plan: Plan, first_round: list[str], main: list[Record], alt: list[Record] | None,

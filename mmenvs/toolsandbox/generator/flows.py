@@ -87,8 +87,12 @@ def _visible(items: list[Item], seen: set[str]) -> list[Item]:
     return [i for i in items if i.key in seen]
 
 
-def _keys(prefix: str, n: int) -> list[str]:
-    return [f"{prefix}{i + 1}" for i in range(n)]
+_PREFIX = {"events": "event", "bills": "bill", "invoices": "invoice", "products": "product", "people": "card"}
+
+
+def _keys(family: str, n: int) -> list[str]:
+    """Image keys of a family's items: ``event1``, ``event2``, …"""
+    return [f"{_PREFIX[family]}{i + 1}" for i in range(n)]
 
 
 def _time_sink(sink: Sink) -> bool:
@@ -108,7 +112,7 @@ def _finish(sink: Sink, recs: list[Record]) -> list[Record]:
 
 # ---------------------------------------------------------------------------------------------- flows
 def aggregate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1] if family != "people" else "card", n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     ctx.notes["items"] = items
     leave_out = items[-1]
     word = _FAMILY_WORD[family]
@@ -124,9 +128,8 @@ def aggregate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
         if sink.name == "reminders":  # one reminder at the earliest due date, for all invoices
             first = min(chosen, key=lambda i: i.date or "")
             return [Record(label=ctx.title, text=f"{names} ({money(total)})", amount=total, date=first.date, time="09:00", kind="total")]
-        dates = sorted(i.date for i in chosen if i.date)
-        return [Record(label=ctx.title, text=f"Total {money(total)}: {names}", amount=total,
-                       date=(dates[-1] if dates else None), kind="total")]
+        # a total has no single date of its own: no due date, no expense date
+        return [Record(label=ctx.title, text=f"Total {money(total)}: {names}", amount=total, kind="total")]
 
     def what(variant: str) -> str:
         base = f"all of these {word} together" if sink.name == "shopping" else f"the combined total of all these {word}"
@@ -139,7 +142,7 @@ def aggregate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
 
 
 def compare(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1], n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     ctx.notes["items"] = items
     options: list[tuple[str, Callable[[Item], Any], bool]] = [("cheapest", lambda i: i.amount, False),
                                                               ("most expensive", lambda i: i.amount, True)]
@@ -172,7 +175,7 @@ def compare(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
 
 
 def filter_(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1], n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     if family == "people":
         # two or three cards from one company; the filter keeps those
         company = items[0].person["company"]
@@ -180,8 +183,9 @@ def filter_(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
         chosen = [int(i) for i in ctx.rng.choice(n, size=k, replace=False)]
         for idx in chosen:
             it = items[idx]
-            facts = dict(it.facts, company=company)
-            items[idx] = it.with_(person={**it.person, "company": company}, pointer=company, facts=facts)
+            email = S.email_for(it.person["name"], S.company_domain(company))
+            facts = dict(it.facts, company=company, email=email, website=f"www.{S.company_domain(company)}")
+            items[idx] = it.with_(person={**it.person, "company": company, "email": email}, pointer=company, facts=facts)
         items[0] = items[0]
         alt_company = next(i.person["company"] for i in items if i.person["company"] != company)
         ctx.notes["items"] = items
@@ -211,7 +215,7 @@ def filter_(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
 
 
 def compute(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1], n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     ctx.notes["items"] = items
     friend = person_name(ctx.rng, ctx.names)
     ctx.names.add(friend)
@@ -260,8 +264,7 @@ def compute(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
         share = round(total / k, 2)
         names = ", ".join(i.label for i in vis)
         return _finish(sink, [Record(label=ctx.title, text=f"Each person's share of {money(total)} ({names}) split {k} ways: {money(share)}",
-                                     amount=share, date=max((i.date for i in vis if i.date), default=None),
-                                     time=min((i.time for i in vis if i.time), default=None), kind="share")])
+                                     amount=share, kind="share")])
 
     def what(variant: str) -> str:
         if sink.name == "shopping":
@@ -274,7 +277,7 @@ def compute(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
 
 
 def validate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1], n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     ctx.notes["items"] = items
     k = 1 if n <= 3 else int(ctx.rng.integers(1, n - 1))
     blocked = {items[int(i)].key for i in ctx.rng.choice(n, size=k, replace=False)}
@@ -319,7 +322,7 @@ def validate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
 
 
 def lookup_chain(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1], n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     ctx.notes["items"] = items
     target, other = items[int(ctx.rng.integers(n))], None
     other = next(i for i in items if i.key != target.key)
@@ -344,12 +347,12 @@ def lookup_chain(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
     word = {"events": "event", "bills": "bill", "invoices": "invoice", "products": "product", "people": "person"}[family]
     return Plan(items, [("chat", "chat_screenshot", chat)], select,
                 lambda v: (f"the {word} {friend} picked in our chat" if v == "main" else f"{other.pointer_phrase}"),
-                f"Actually, {friend} changed her mind: it's {other.pointer_phrase}. Please fix what you did.",
+                f"Actually, {friend} changed their mind: it's {other.pointer_phrase}. Please fix what you did.",
                 order=["chat"] + [i.key for i in items])
 
 
 def cross_reference(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
-    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family[:-1], n))
+    items = make_items(ctx.rng, family, n, ctx.ref_date, keys=_keys(family, n))
     ctx.notes["items"] = items
     k = int(ctx.rng.integers(2, n)) if n > 2 else 1
     listed = [items[int(i)] for i in sorted(ctx.rng.choice(n, size=k, replace=False))]

@@ -477,7 +477,8 @@ class PaymentsSink(Sink):
         return {**self.row(rec, ctx), "amount": round((rec.amount or 10) + 10, 2)}
 
     def ask(self, what: str, ctx: Context) -> str:
-        return f"request {what} from {ctx.recipient['name']} on the payments app (note: the item's name)"
+        return (f"request {what} from {ctx.recipient['name']} on the payments app (as the note: the name on the picture, "
+                f"or '{ctx.title}' for a total or a share)")
 
 
 class ExpensesSink(Sink):
@@ -518,7 +519,8 @@ class ExpensesSink(Sink):
         return {**self.row(rec, ctx), "amount": round((rec.amount or 10) * 2, 2)}
 
     def ask(self, what: str, ctx: Context) -> str:
-        return f"log {what} as an expense I paid in our '{ctx.notes['group_name']}' group (dated as on the image)"
+        return (f"log {what} as an expense I paid in our '{ctx.notes['group_name']}' group (described by the name on the "
+                f"picture, or '{ctx.title}' for a total or a share, and dated as on the picture)")
 
 
 class ShoppingSink(Sink):
