@@ -419,6 +419,14 @@ CARELESS: dict[str, dict[str, Any]] = {
     "ui_shopping_wishlist_pick": {"shopping_create_wishlist_item": {"product_id": 2}},
     "ui_expenses_category_select": {"expenses_split_expense": {"category": "food"}},
     "ui_files_move_manual": {"files_move_file": {"folder_id": None}},
+    "ui_poster_invite_friend": {"calendar_create_event": {"attendees": ["marco.b@example.com"]}},
+    "ui_poster_text_friend": {"messaging_send_message": {"recipient_phone_number": "+1-555-0142"}},
+    "ui_flight_checkin_reminder": {"reminders_add_reminder": {"reminder_time": "2025-05-20T22:00:00"}},
+    "ui_music_like_top_song": {"music_set_song_liked": {"song_id": 3}},
+    "ui_todo_priority_form": {"todo_create_task": {"priority": None}},
+    "ui_email_invoice_cc": {"email_send_email": {"cc": None}},
+    "ui_expenses_split_among": {"expenses_split_expense": {"among": None}},
+    "ui_shopping_cart_quantity": {"shopping_add_to_cart": {"quantity": None}},
 }
 
 
