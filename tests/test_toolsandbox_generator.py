@@ -19,7 +19,8 @@ from mmenvs.toolsandbox.generator import (APP_GROUPS, ARRIVALS, CHALLENGES, FLOW
                                           generate_scenario, valid_apps)
 from mmenvs.toolsandbox.generator.analysis import breakdown_tables, plot_breakdown
 from mmenvs.toolsandbox.generator.careless import CarelessAgent
-from mmenvs.toolsandbox.generator.suites import load_suite, load_suite_scenario, suite_counts, suite_entries, suite_ids, train_scenario
+from mmenvs.toolsandbox.generator.suites import (load_suite, load_suite_scenario, regenerate, suite_counts, suite_entries, suite_ids,
+                                                 train_scenario)
 from mmenvs.toolsandbox.renderers import RENDERERS
 
 
@@ -250,6 +251,16 @@ def test_pinned_suite_loads_and_a_sample_is_solved(env):
         assert oracle_f1(env, s) == pytest.approx(1.0), s["id"]
     one = load_suite_scenario("benchmark", scenarios[5]["id"])
     assert one == scenarios[5]
+
+
+def test_pinned_scenarios_are_what_the_generator_makes_from_their_parameters():
+    entries = suite_entries("benchmark")
+    for entry in entries[::64]:
+        stored = load_suite_scenario("benchmark", entry["id"])
+        assert stored["metadata"]["fingerprint"] == entry["fingerprint"]
+        # if this fails the generator (or the renderers' samplers) changed: rebuild the suites with
+        # python -m mmenvs.toolsandbox.generator.suites
+        assert regenerate(entry) == stored, entry["id"]
 
 
 def test_training_stream_is_fresh_and_disjoint_from_the_pinned_suites():

@@ -1,12 +1,13 @@
-"""The pinned suites (``registry/toolsandbox/suites/*.jsonl``) and the training stream.
+"""The pinned suites (``registry/toolsandbox/suites/``) and the training stream.
 
-A suite file stores, per scenario, the generator's arguments and a fingerprint of the scenario
-they produce — not the scenario itself: regenerating is exact (the generator is deterministic), takes
-a few milliseconds without rendering, and keeps the repository small (258 scenarios × their facts,
-entities and images would be megabytes of JSON, or of PNGs). Loading regenerates each scenario and
-refuses one whose fingerprint differs, so a generator change that would silently alter a pinned
-scenario is caught at load time. Every pinned scenario was checked by the oracle (F1 = 1.0) when the
-suite was built.
+A pinned suite is two files: ``<name>.jsonl``, a readable index (one line per scenario: id, seed,
+flow, challenge, arrival, app group, difficulty, fingerprint), and ``<name>.jsonl.gz``, the full
+scenarios (one JSON object per line; images as renderer specs, i.e. their facts, never pixels —
+258 scenarios take ~270 KB). The benchmark is stored rather than regenerated on load so that it
+cannot drift when the generator, the renderers' samplers or their vocabularies change: its facts,
+entities and expected changes are fixed; only the drawing of an image may change, and an image
+always shows its stored facts. Loading checks each scenario's fingerprint against the index, and
+every pinned scenario was checked by the oracle (F1 = 1.0) when the suite was built.
 
 Seeds are partitioned: benchmark 1,000,000+, held-out 2,000,000+, training 10,000,000+ (and a
 training scenario is also checked against the pinned fingerprints), so the streams never overlap.
@@ -14,6 +15,7 @@ training scenario is also checked against the pinned fingerprints), so the strea
 
 from __future__ import annotations
 
+import gzip
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +25,7 @@ import numpy as np
 
 from mmenvs.core import registry_path
 
-from .build import ARRIVALS, CHALLENGES, generate_scenario
+from .build import ARRIVALS, CHALLENGES, fingerprint, generate_scenario
 from .flows import FLOW_APPS, FLOWS
 
 SUITES: dict[str, dict[str, Any]] = {
@@ -36,9 +38,10 @@ TRAIN_SEED_BASE = 10_000_000
 _DIFFICULTIES = (0.2, 0.4, 0.6, 0.8)
 
 
-def suite_path(name: str) -> Path:
+def suite_path(name: str, *, full: bool = False) -> Path:
+    """The suite's index (``<name>.jsonl``) or, with ``full``, its scenarios (``<name>.jsonl.gz``)."""
     _check(name)
-    return registry_path("toolsandbox", "suites", f"{name}.jsonl")
+    return registry_path("toolsandbox", "suites", f"{name}.jsonl" + (".gz" if full else ""))
 
 
 def _check(name: str) -> None:
@@ -74,27 +77,54 @@ def suite_ids(name: str) -> list[str]:
     return [e["id"] for e in suite_entries(name)]
 
 
-def _regenerate(entry: dict[str, Any], where: str) -> dict[str, Any]:
-    scenario = generate_scenario(entry["seed"], flow=entry["flow"], challenge=entry["challenge"], arrival=entry["arrival"],
-                                 apps=entry["apps"], difficulty=entry["difficulty"], validate=False, render=False)
-    got = scenario["metadata"]["fingerprint"]
-    if scenario["id"] != entry["id"] or got != entry["fingerprint"]:
-        raise ValueError(f"{where}: scenario {entry['id']!r} regenerates with fingerprint {got} (id {scenario['id']!r}), "
-                         f"expected {entry['fingerprint']}: the generator changed; rebuild the suite with build_suite()")
+@lru_cache(maxsize=None)
+def _stored(name: str) -> dict[str, str]:
+    """``{id: scenario JSON text}`` of a suite (read once per process)."""
+    path = suite_path(name, full=True)
+    try:
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"suite {name!r}: cannot read {path}: {exc}") from None
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                out[json.loads(line)["id"]] = line
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}:{n}: not a scenario object with an id: {exc}") from None
+    return out
+
+
+def _load(name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    stored = _stored(name)
+    if entry["id"] not in stored:
+        raise ValueError(f"{suite_path(name, full=True)}: scenario {entry['id']!r} of the index is missing")
+    scenario = json.loads(stored[entry["id"]])
+    got = fingerprint(scenario)
+    if got != entry["fingerprint"] or scenario["metadata"].get("fingerprint") != got:
+        raise ValueError(f"{suite_path(name, full=True)}: scenario {entry['id']!r} has fingerprint {got}, "
+                         f"the index says {entry['fingerprint']}: the file was altered; rebuild it with build_suite()")
     return scenario
 
 
 def load_suite_scenario(name: str, scenario_id: str) -> dict[str, Any]:
-    """One pinned scenario by id (regenerated and fingerprint-checked)."""
+    """One pinned scenario by id (a fresh copy, fingerprint-checked)."""
     for entry in suite_entries(name):
         if entry["id"] == scenario_id:
-            return _regenerate(entry, str(suite_path(name)))
+            return _load(name, entry)
     raise ValueError(f"suite {name!r} has no scenario {scenario_id!r} ({len(suite_entries(name))} scenarios; see suite_ids)")
 
 
 def load_suite(name: str) -> list[dict[str, Any]]:
     """Every scenario of a pinned suite ("benchmark": 258, "heldout": 112), in order."""
-    return [_regenerate(e, str(suite_path(name))) for e in suite_entries(name)]
+    return [_load(name, e) for e in suite_entries(name)]
+
+
+def regenerate(entry: dict[str, Any]) -> dict[str, Any]:
+    """A suite entry's scenario regenerated from its parameters (equal to the stored one while the
+    generator and the renderers' samplers are unchanged)."""
+    return generate_scenario(entry["seed"], flow=entry["flow"], challenge=entry["challenge"], arrival=entry["arrival"],
+                             apps=entry["apps"], difficulty=entry["difficulty"], validate=False, render=False)
 
 
 @lru_cache(maxsize=1)
@@ -147,6 +177,7 @@ def build_suite(name: str, *, write: bool = True) -> list[dict[str, Any]]:
     rng = np.random.default_rng(spec["seed_base"])
     app_counts: dict[str, int] = {}
     entries = []
+    scenarios = []
     seed = spec["seed_base"]
     for i, (flow, challenge, arrival) in enumerate(_cells(spec["size"], rng)):
         apps = min(FLOW_APPS[flow], key=lambda a: (app_counts.get(a, 0), float(rng.uniform())))
@@ -160,13 +191,17 @@ def build_suite(name: str, *, write: bool = True) -> list[dict[str, Any]]:
             except RuntimeError:
                 continue
         app_counts[apps] = app_counts.get(apps, 0) + 1
+        scenarios.append(scenario)
         entries.append({"id": scenario["id"], "seed": seed, "flow": flow, "challenge": challenge, "arrival": arrival, "apps": apps,
                         "difficulty": difficulty, "fingerprint": scenario["metadata"]["fingerprint"]})
     if write:
         path = suite_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in entries), encoding="utf-8")
+        body = "".join(json.dumps(sc, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" for sc in scenarios)
+        suite_path(name, full=True).write_bytes(gzip.compress(body.encode("utf-8"), 9, mtime=0))
         suite_entries.cache_clear()
+        _stored.cache_clear()
         pinned_fingerprints.cache_clear()
     return entries
 
