@@ -273,6 +273,36 @@ def safari_bookmarks(ctx: GetterContext, path: str = "~/Library/Safari/Bookmarks
     return found
 
 
+@getter("safari_bookmark_folders")
+def safari_bookmark_folders(ctx: GetterContext, path: str = "~/Library/Safari/Bookmarks.plist") -> list[str]:
+    """Every bookmark folder in Safari's ``Bookmarks.plist`` as its path of titles (``BookmarksBar``,
+    ``agent task``, ``BookmarksBar/Work``, …), empty folders included, in file order; an absent file means none.
+    (``safari_bookmarks`` lists only bookmarks, so a folder with nothing in it would not show there.)"""
+    import plistlib
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return []
+    try:
+        root = plistlib.loads(data)
+    except Exception as exc:  # plistlib raises several types for malformed data
+        raise GetterError(f"{path} is not a property list ({exc})") from None
+    found: list[str] = []
+
+    def walk(node: Any, folder: str) -> None:
+        if not isinstance(node, dict) or node.get("WebBookmarkType") == "WebBookmarkTypeLeaf":
+            return
+        title = str(node.get("Title", ""))
+        inner = f"{folder}/{title}" if folder and title else (title or folder)
+        if title:
+            found.append(inner)
+        for child in node.get("Children", []) or []:
+            walk(child, inner)
+
+    walk(root, "")
+    return found
+
+
 @getter("defaults_read")
 def defaults_read(ctx: GetterContext, domain: str, key: str) -> str | None:
     """``defaults read <domain> <key>`` (``None`` when the key is not set)."""
