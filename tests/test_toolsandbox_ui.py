@@ -327,18 +327,18 @@ def test_ui_rounds_need_ui_mode() -> None:
 def _play(env: MMToolSandboxEnv, task: Any, limit: int = 80) -> tuple[dict[str, Any], list[str]]:
     options = {"task_id": task} if isinstance(task, str) else {"task": task}
     obs, info = env.reset(options=options)
-    seen = [obs["text"], json.dumps(info, default=str)]
+    seen = [obs["text"]]  # what the agent reads (info is the harness's: it holds the expected changes)
     for _ in range(limit):
         obs, reward, terminated, truncated, info = env.step(env.oracle_action(obs, info))
         assert info["action_error"] is None, info["action_error"]
-        seen += [obs["text"], json.dumps(info, default=str)]
+        seen.append(obs["text"])
         if terminated or truncated:
             return info, seen
     raise AssertionError(f"the oracle did not finish in {limit} steps")
 
 
 def test_ui_suite_size_and_coverage() -> None:
-    assert len(UI_SCENARIOS) >= 12
+    assert len(UI_SCENARIOS) >= 50  # the paper's UI subset size
     scenarios = [load_scenario(p, ui=True) for p in ui_scenario_paths().values()]
     assert all(any(r.ui for r in s.rounds) for s in scenarios)
     kinds = {d.criterion[0] for s in scenarios for r in s.rounds for d in r.ui if d.criterion}
@@ -379,7 +379,7 @@ def test_private_criterion_never_leaks_into_observations(ui_env: MMToolSandboxEn
                                "choose": {"max": "sentinel_fact_qq"}}
     info, seen = _play(ui_env, data)
     assert info["entity_f1"] == pytest.approx(1.0)
-    text = "\n".join(seen + [json.dumps(ui_env.agent_actions, default=str)])
+    text = "\n".join(seen + [json.dumps(ui_env.agent_actions, default=str), json.dumps(ui_env.callable_tool_specs())])
     for secret in ("SENTINEL-INSTRUCTION-91", "secret_", "sentinel_fact_qq"):
         assert secret not in text
 
@@ -427,6 +427,18 @@ CARELESS: dict[str, dict[str, Any]] = {
     "ui_email_invoice_cc": {"email_send_email": {"cc": None}},
     "ui_expenses_split_among": {"expenses_split_expense": {"among": None}},
     "ui_shopping_cart_quantity": {"shopping_add_to_cart": {"quantity": None}},
+    "ui_receipt_text_friends": {"messaging_send_message": [{"recipient_phone_number": "+1-555-0142"}, {"recipient_phone_number": "+1-555-0178"}]},
+    "ui_receipt_note_title": {"notes_create_note": {"title": "Receipt"}},
+    "ui_card_coffee_meeting": {"calendar_create_event_with_duration": {"start": "2025-03-12T15:00:00"}},
+    "ui_notes_pin_pick": {"notes_set_note_pinned": {"note_id": 2}},
+    "ui_notes_tag_topics": {"notes_add_note_tag": [{"value": "vendors"}, {"value": "hiring"}, {"value": "budget"}]},
+    "ui_todo_project_color": {"todo_create_project_with_tasks": {"color": None}},
+    "ui_calendar_classes_enrolled": {"calendar_create_recurring_event": [
+        {}, {"title": "Vinyasa yoga", "start": "2025-01-09T19:00:00", "end": "2025-01-09T20:00:00"}]},
+    "ui_music_queue_pick": {"music_add_to_queue": [{"song_id": 6}, {"song_id": 2}]},
+    "ui_files_name_form": {"files_save_image_as_file": {"name": "receipt.png"}},
+    "ui_payments_pay_friend": {"payments_send_money": {"username": "marcob"}},
+    "ui_shopping_compare_rating_cards": {"shopping_add_to_cart": {"product_id": 1}},
 }
 
 
