@@ -509,3 +509,17 @@ def test_a_user_without_ui_support_ignores_screens() -> None:
         assert _result(obs)["user_interaction"] is None and info["ui"]["no_interaction"] == 1
     finally:
         env.close()
+
+
+def test_random_agent_in_ui_mode_scores_near_zero(ui_env: MMToolSandboxEnv) -> None:
+    rng = np.random.default_rng(7)
+    scores = []
+    for task_id in UI_SCENARIOS[::10]:
+        obs, info = ui_env.reset(options={"task_id": task_id})
+        for _ in range(40):
+            obs, _, terminated, truncated, info = ui_env.step(ui_env.random_action(rng))
+            assert ui_env.observation_space.contains(obs)
+            if terminated or truncated:
+                break
+        scores.append(ui_env.evaluate().score)
+    assert max(scores) < 0.5 and sum(scores) / len(scores) < 0.2, scores
