@@ -61,7 +61,7 @@ def workloads() -> list[dict[str, Any]]:
 
     ids = suite_ids("benchmark")
     samples, cpu = _with_cpu(lambda: load_suite_scenario("benchmark", ids[next(counter) % len(ids)]), repeat)
-    rows.append(timing_row("toolsandbox generator: load one pinned benchmark scenario (regenerate + fingerprint check)", samples,
+    rows.append(timing_row("toolsandbox generator: load one pinned benchmark scenario (stored JSON + fingerprint check)", samples,
                            target_ms=20.0, note=f"CPU median {cpu:.1f} ms; images stay specs until the env renders them"))
     return rows
 

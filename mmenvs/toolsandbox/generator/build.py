@@ -253,10 +253,12 @@ def generate_scenario(seed: int, *, flow: str | None = None, challenge: str | No
     if sink.person:
         ensure_recipient(ctx)
     # 3-6 images: the items plus the flow's context image; harder scenarios carry more of them
-    context_images = 1 if flow in ("compute", "lookup_chain", "cross_reference") else 0
+    # validate on events: half the time the clashes are in a calendar screenshot rather than in the app
+    ctx.notes["calendar_screenshot"] = flow == "validate" and family == "events" and bool(rng.uniform() < 0.5)
+    context_images = 1 if flow in ("compute", "lookup_chain", "cross_reference") or ctx.notes["calendar_screenshot"] else 0
     low = max(3 - context_images, 2 if flow != "filter" else 3)
     high = 6 - context_images
-    n_items = int(np.clip(round(low + (high - low) * (0.35 * difficulty + 0.65 * rng.uniform())), low, high))
+    n_items = low + min(high - low, int((high - low + 1) * (0.3 * difficulty + 0.7 * rng.uniform())))
     if flow == "filter" and family == "people":
         n_items = max(n_items, 4)
     plan: Plan = FLOW_BUILDERS[flow](ctx, sink, family, n_items)

@@ -9,6 +9,7 @@ the last image arrives.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -282,7 +283,28 @@ def validate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
     k = 1 if n <= 3 else int(ctx.rng.integers(1, n - 1))
     blocked = {items[int(i)].key for i in ctx.rng.choice(n, size=k, replace=False)}
     world = ctx.world
-    if family == "events":
+    context: list[tuple[str, str, dict[str, Any]]] = []
+    if family == "events" and ctx.notes.get("calendar_screenshot"):
+        # the clashes are in a screenshot of the user's work calendar, not in the phone's calendar
+        ref = dt.date.fromisoformat(ctx.ref_date)
+        monday = (ref - dt.timedelta(days=ref.weekday())).isoformat()
+        entries = []
+        for i in items:
+            if i.key in blocked:
+                entries.append({"title": S.pick(ctx.rng, ("Quarterly review", "Client dinner", "Release night", "Board prep")),
+                                "date": i.date, "start": S.add_minutes(i.time, -30), "end": S.add_minutes(i.time, 60)})
+        busy_days = {i.date for i in items}
+        for _ in range(3):
+            day = S.add_days(ctx.ref_date, int(ctx.rng.integers(1, 40)))
+            if day not in busy_days:
+                start = S.clock(ctx.rng, 9, 16, 30)
+                entries.append({"title": S.pick(ctx.rng, ("1:1 with manager", "Team standup", "Design review", "Offsite")),
+                                "date": day, "start": start, "end": S.add_minutes(start, 60)})
+        entries.sort(key=lambda e: (e["date"], e["start"]))
+        context.append(("calendar", "calendar_screenshot", {"view": "agenda", "week_start": monday, "events": entries}))
+        check = "that doesn't clash with anything in my work calendar (the screenshot)"
+        extra_app = "calendar"
+    elif family == "events":
         for i in items:
             if i.key in blocked:  # a clash: something already booked at that time
                 world.add("calendar_events", {"title": S.pick(ctx.rng, ("Dinner with the Parkers", "Work offsite", "Kids' recital", "Flight home")),
@@ -312,13 +334,15 @@ def validate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
     skip = free[-1] if len(free) >= 2 else None
 
     def select(seen: set[str], variant: str) -> list[Record]:
-        ok = [i for i in _visible(items, seen) if i.key not in blocked and not (variant == "alt" and skip and i.key == skip.key)]
+        known = blocked if (not context or "calendar" in seen) else set()  # without the screenshot no clash is known
+        ok = [i for i in _visible(items, seen) if i.key not in known and not (variant == "alt" and skip and i.key == skip.key)]
         return _finish(sink, [to_record(i) for i in ok])
 
     word = _FAMILY_WORD[family]
     pivot = (f"Actually, skip {skip.label} as well — I'm not doing that one. Please fix what you did." if skip
              else "Actually, never mind that one. Please undo what you did.")
-    return Plan(items, [], select, lambda v: f"each of these {word} {check}", pivot)
+    return Plan(items, context, select, lambda v: f"each of these {word} {check}", pivot,
+                order=[i.key for i in items] + [k for k, _, _ in context])
 
 
 def lookup_chain(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
