@@ -4,16 +4,15 @@
 - one tool-mode step (a JSON call of a found tool): target 1 ms;
 - one code-mode step whose code calls 10 tools: target 10 ms;
 - memory of one env (this process plus the sandbox worker) after those runs: target 150 MB;
-- the entity-diff scoring rows of ``scoring_bench.py``.
+- the rows of ``scoring_bench.py`` (entity diff), ``renderers/bench_renderers.py`` (images) and
+  ``generator/bench_generator.py`` (scenario generation, pinned-suite loading).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import psutil
-
-from mmenvs.benchmarks.harness import measure, timing_row
+from mmenvs.benchmarks.harness import measure, timing_row, tree_pss_mb
 
 from .env import MMToolSandboxEnv
 from .scenario import Scenario, load_scenario
@@ -43,15 +42,10 @@ def big_scenario(entities: int = 500) -> Scenario:
     return scenario
 
 
-def _memory_mb() -> float:
-    me = psutil.Process()
-    return (me.memory_info().rss + sum(c.memory_info().rss for c in me.children(recursive=True))) / 2**20
-
-
 def workloads() -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     scenario = big_scenario(500)
-    baseline = _memory_mb()
+    baseline = tree_pss_mb()
 
     env = MMToolSandboxEnv(mode="tool", max_steps=10**9)
     try:
@@ -76,14 +70,17 @@ def workloads() -> list[dict[str, Any]]:
         samples = measure(lambda: env.step(code), repeat=50, warmup=3)
         rows.append(timing_row("toolsandbox: code-mode step calling 10 tools", samples, target_ms=10.0,
                                note=f"sandbox isolation: {env._sandbox.isolation}"))
-        peak = _memory_mb()
+        peak = tree_pss_mb()
         rows.append({"name": "toolsandbox: memory per env (world + sandbox worker)", "median_ms": None, "p95_ms": None,
-                     "peak_rss_mb": round(peak, 1), "note": f"process + sandbox workers after the runs above; before any env: {baseline:.0f} MB; target 150 MB"})
+                     "tree_pss_mb": round(peak, 1), "note": f"process + sandbox workers after the runs above; before any env: {baseline:.0f} MB; target 150 MB"})
     finally:
         env.close()
 
-    try:
-        from . import scoring_bench
-    except ImportError:
-        return rows
-    return rows + [dict(r) for r in scoring_bench.workloads()]
+    # The scoring, image-rendering and scenario-generation rows live beside their code.
+    from . import scoring_bench
+    from .generator import bench_generator
+    from .renderers import bench_renderers
+
+    for module in (scoring_bench, bench_renderers, bench_generator):
+        rows += [dict(r) for r in module.workloads()]
+    return rows
