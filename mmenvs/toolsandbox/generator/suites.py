@@ -198,7 +198,8 @@ def build_suite(name: str, *, write: bool = True) -> list[dict[str, Any]]:
         path = suite_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in entries), encoding="utf-8")
-        body = "".join(json.dumps(sc, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" for sc in scenarios)
+        # key order is meaningful (tables are filled and images numbered in order): never sort keys here
+        body = "".join(json.dumps(sc, separators=(",", ":"), ensure_ascii=False) + "\n" for sc in scenarios)
         suite_path(name, full=True).write_bytes(gzip.compress(body.encode("utf-8"), 9, mtime=0))
         suite_entries.cache_clear()
         _stored.cache_clear()
