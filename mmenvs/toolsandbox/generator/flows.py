@@ -331,16 +331,19 @@ def validate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
         extra_app = "contacts"
     ctx.notes["validate_app"] = extra_app
     free = [i for i in items if i.key not in blocked]
+    # the goal change skips one more item, or (a single one passes) takes a failing one anyway
     skip = free[-1] if len(free) >= 2 else None
+    anyway = None if skip else next(i for i in items if i.key in blocked)
 
     def select(seen: set[str], variant: str) -> list[Record]:
         known = blocked if (not context or "calendar" in seen) else set()  # without the screenshot no clash is known
-        ok = [i for i in _visible(items, seen) if i.key not in known and not (variant == "alt" and skip and i.key == skip.key)]
+        ok = [i for i in _visible(items, seen) if (i.key not in known or (variant == "alt" and anyway is not None and i.key == anyway.key))
+              and not (variant == "alt" and skip and i.key == skip.key)]
         return _finish(sink, [to_record(i) for i in ok])
 
     word = _FAMILY_WORD[family]
     pivot = (f"Actually, skip {skip.label} as well — I'm not doing that one. Please fix what you did." if skip
-             else "Actually, never mind that one. Please undo what you did.")
+             else f"Actually, include {anyway.label} as well, whatever the check says. Please fix what you did.")
     return Plan(items, context, select, lambda v: f"each of these {word} {check}", pivot,
                 order=[i.key for i in items] + [k for k, _, _ in context])
 
@@ -384,18 +387,23 @@ def cross_reference(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
     entries = [i.label for i in listed]
     entries.insert(int(ctx.rng.integers(len(entries) + 1)), decoy)
     note = list_note_facts(S.pick(ctx.rng, ("My list", "To sort out", "Don't forget")), entries, family == "products")
+    # the goal change crosses one entry off, or (a one-entry list) adds an item that is not on it
     dropped = listed[0] if len(listed) >= 2 else None
+    added = None if dropped else next(i for i in items if i not in listed)
 
     def select(seen: set[str], variant: str) -> list[Record]:
         if "list" not in seen:  # without the list an agent can only act on everything
             chosen = _visible(items, seen)
         else:
-            chosen = [i for i in _visible(items, seen) if i in listed and not (variant == "alt" and dropped and i.key == dropped.key)]
+            wanted = [i for i in listed if not (variant == "alt" and dropped and i.key == dropped.key)]
+            if variant == "alt" and added is not None:
+                wanted.append(added)
+            chosen = [i for i in _visible(items, seen) if i in wanted]
         return _finish(sink, [to_record(i) for i in chosen])
 
     word = _FAMILY_WORD[family]
     pivot = (f"Actually, I crossed {dropped.label} off my list. Please fix what you did." if dropped
-             else "Actually, never mind. Please undo what you did.")
+             else f"Actually, add {added.label} too, even though it's not on my list. Please fix what you did.")
     return Plan(items, [("list", "handwritten_note", note)], select, lambda v: f"each of these {word} that is also on my handwritten list",
                 pivot, order=["list"] + [i.key for i in items])
 
