@@ -622,8 +622,8 @@ def test_reminders_make_in_new_list(host: AppleScriptHost) -> None:
            'make new reminder at end of reminders of list "Apple Systems" with properties '
            '{name:"Sequoia Release", due date:date "2024-01-01"}\n'
            'get {name, due date} of reminder 1 of list "Apple Systems"\nend tell')
-    with pytest.raises(AppleScriptError):
-        run(src, host)  # `{name, due date} of …` is not a reference form
+    # ``{a, b} of x`` reads each property of x (real scripts do ``{position, size} of window 1``)
+    assert run(src, host) == "Sequoia Release, date Monday, 1 January 2024 at 00:00:00"
     src = src.replace('get {name, due date} of reminder 1 of list "Apple Systems"',
                       'get (name of reminder 1 of list "Apple Systems") & " " & '
                       '(year of (due date of reminder 1 of list "Apple Systems"))')
@@ -720,7 +720,8 @@ def test_do_shell_script() -> None:
 
     host = AppleScriptHost(shell=shell)
     assert run('do shell script "echo hi"', host) == "line1\rline2"  # as the real command does
-    assert run('do shell script "echo hi" without altering line endings', host) == "line1\nline2"
+    # without altering line endings: stdout exactly as written, trailing newline included
+    assert run('do shell script "echo hi" without altering line endings', host) == "line1\nline2\n"
     e = err('do shell script "ls x"', host)
     assert (e.message, e.number) == ("ls: x: No such file or directory", 1)
     run('set p to "/tmp/a b"\ndo shell script "cat " & quoted form of p', host)
@@ -1128,3 +1129,48 @@ def test_record_store_move_and_duplicate(host: AppleScriptHost, apps: dict) -> N
     assert e.number == -10024
     e = err('tell application "Notes" to move note "Todo"', host)
     assert e.message.startswith("Notes got an error: Can’t move note")
+
+
+def test_a_list_of_properties_of_one_object(host: AppleScriptHost) -> None:
+    # AppleScript distributes ``of`` over a list of property names: {a, b} of x = {a of x, b of x}
+    assert run('tell application "Notes" to get {name, body} of note "Groceries"', host) == "Groceries, milk, eggs"
+    assert evaluate('tell application "Notes" to {name, body} of note "Todo"', host) == ["Todo", "call mom"]
+    assert run('get {hours, minutes} of (current date)') == "10, 0"
+    assert run('set {y, m} to {year, month} of date "3 March 2025"\n{y, m as integer}') == "2025, 3"
+    assert run('{b, a} of {a:1, b:2, c:3}') == "2, 1"
+    # each item becomes a list when the object is plural
+    assert evaluate('tell application "Notes" to {name, body} of every note of folder "Notes"', host) == [
+        ["Groceries", "Todo"], ["milk, eggs", "call mom"]]
+    # a plain list is still a list, and values are not property names
+    assert run('item 2 of {1, 2}') == "2"
+    assert err('{1, 2} of x').kind == "syntax"
+    assert "Can’t get nope of" in err('tell application "Notes" to get {name, nope} of note 1', host).message
+
+
+def test_contents_of_an_object_asks_the_app_when_its_dictionary_has_contents() -> None:
+    term = RecordStoreApp("Terminal", [ClassSpec("window", properties={"name": "", "contents": ""})],
+                          app_elements=("window",))
+    term.add("window", {"name": "zsh", "contents": "user@Mac ~ % ls\n"})
+    notes = make_notes()
+    host = AppleScriptHost({"Terminal": term, "Notes": notes})
+    assert run('tell application "Terminal" to get contents of window 1', host) == "user@Mac ~ % ls\n"
+    # without a ``contents`` property, the contents of a reference is the object itself
+    assert run('tell application "Notes" to get name of (contents of note 1)', host) == "Groceries"
+    assert run('set l to {5, 6}\nrepeat with x in l\nset y to contents of x\nend repeat\ny', host) == "6"
+
+
+def test_app_objects_are_coerced_by_their_app() -> None:
+    class Files(RecordStoreApp):
+        def coerce(self, obj: ObjectRef, type_name: str):  # type: ignore[no-untyped-def]
+            if type_name == "alias":
+                from mmenvs.macagent.applescript import FileRef
+                return FileRef("/Users/user/" + self.get_property(obj, "name"), "alias")
+            return NotImplemented
+
+    app = Files("Finder", [ClassSpec("file", properties={"name": ""})], app_elements=("file",))
+    app.add("file", {"name": "a.txt"})
+    host = AppleScriptHost({"Finder": app}, path_exists=lambda p: p == "/Users/user/a.txt")
+    assert run('tell application "Finder" to get file 1 as alias', host) == "alias Macintosh HD:Users:user:a.txt"
+    assert run('tell application "Finder" to POSIX path of (file 1 as alias)', host) == "/Users/user/a.txt"
+    e = err('tell application "Finder" to get file 1 as date', host)  # NotImplemented: AppleScript's own rules
+    assert e.number == -1700

@@ -108,7 +108,7 @@ class Interpreter:
             N.Lit: self.ev_lit, N.ListLit: self.ev_list, N.RecordLit: self.ev_record, N.Var: self.ev_var,
             N.Chain: self.ev_chain, N.Unary: self.ev_unary, N.Coerce: self.ev_coerce, N.Its: self.ev_its,
             N.Me: lambda n: Constant("«script»"), N.ScriptObj: lambda n: Constant("AppleScript"),
-            N.Prop: self.ev_prop, N.Elements: self.ev_elements, N.Insertion: self.ev_insertion,
+            N.Prop: self.ev_prop, N.PropList: self.ev_prop_list, N.Elements: self.ev_elements, N.Insertion: self.ev_insertion,
             N.AppSpec: self.ev_appspec, N.DateLit: self.ev_date, N.FileLit: self.ev_file,
             N.Exists: self.ev_exists, N.Call: self.ev_call, N.Command: self.ev_command,
         }
@@ -408,6 +408,12 @@ class Interpreter:
 
     def ev_coerce(self, node: N.Coerce) -> Any:
         value = self.strip_plural(self.eval(node.operand))
+        if isinstance(value, AppObject) and hasattr(value.app, "coerce"):
+            # an app object is coerced by its app (Finder turns an item into an alias), as the real
+            # runtime sends the requested type along with the ``get``
+            out = self.guard(node, lambda: self.app_call(value.app_name, value.app.coerce, value.ref, node.type_name))
+            if out is not NotImplemented:
+                return self.wrap(value.app_name, value.app, out, value.desc)
         out = self.guard(node, lambda: coerce(value, node.type_name, self.tid, self.host.now(),
                                               self.limits.max_text_length))
         if isinstance(out, FileRef) and out.kind == "alias" and not self.guard(
@@ -623,6 +629,15 @@ class Interpreter:
         except AppleScriptError as e:
             raise e.at(self.source, node.start, node.end)
 
+    def ev_prop_list(self, node: N.PropList) -> Any:
+        # the object is evaluated once; each item is then read from it as inside ``tell`` it
+        target = self.eval(node.container)
+        self.whose.append(target)
+        try:
+            return [self.strip_plural(self.eval(item)) for item in node.items]
+        finally:
+            self.whose.pop()
+
     def script_property(self, name: str) -> Any:
         if name == "text item delimiters":
             return list(self.tid) if len(self.tid) != 1 else self.tid[0]
@@ -634,7 +649,11 @@ class Interpreter:
 
     def property_of(self, target: Any, name: str) -> Any:
         if name == "contents":
-            return deref(target) if not isinstance(target, AppObject) else target
+            target = deref(target)
+            # ``contents of`` a reference is the object itself, unless the app's dictionary declares a
+            # ``contents`` property (Terminal's tabs and windows, a document's text): then it is asked
+            if not (isinstance(target, AppObject) and self._app_declares(target.app, "contents")):
+                return target
         target = deref(target)
         if isinstance(target, Plural):
             return Plural(self.property_of(t, name) for t in target)
@@ -652,6 +671,11 @@ class Interpreter:
             value = self.app_call(target.name, app.get_property, None, name)
             return self.wrap(target.name, app, value, name)
         return self.value_property(target, name)
+
+    @staticmethod
+    def _app_declares(app: Any, prop: str) -> bool:
+        terms = getattr(app, "terminology", None)
+        return terms is not None and prop in terms.properties
 
     def _has_app(self, name: str) -> bool:
         try:
@@ -682,12 +706,12 @@ class Interpreter:
         if isinstance(value, str):
             if name == "quoted form":
                 return "'" + value.replace("'", "'\\''") + "'"
-            if name == "posix path":
+            if name.lower() == "posix path":  # an app's dictionary spells it ``POSIX path``
                 return hfs_to_posix(value)
             if name == "id":
                 ids = [ord(c) for c in value]
                 return ids[0] if len(ids) == 1 else ids
-        if isinstance(value, FileRef) and name == "posix path":
+        if isinstance(value, FileRef) and name.lower() == "posix path":
             return value.path
         if isinstance(value, datetime):
             props = {
@@ -1266,11 +1290,13 @@ class Interpreter:
             msg = (res.stderr or "").rstrip("\n") or "The command exited with a non-zero status."
             raise AppleScriptError(msg, res.status)
         out = res.stdout
-        if out.endswith("\n"):
-            out = out[:-1]
         keep = node.params.get("altering line endings")
         if not (isinstance(keep, N.Lit) and keep.value is False):
+            # the default: every line ending becomes \r and one trailing line ending is removed;
+            # ``without altering line endings`` returns stdout exactly as written
             out = out.replace("\r\n", "\r").replace("\n", "\r")
+            if out.endswith("\r"):
+                out = out[:-1]
         if len(out) > self.limits.max_text_length:
             raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
         return out

@@ -109,9 +109,11 @@ class ScriptableAppBase:
     """Defaults for the optional parts of :class:`ScriptableApp`; subclass and fill in the rest.
 
     Optional hooks the interpreter uses when present: ``element_by_name(container, cls, name)``
-    and ``element_by_id(container, cls, id)`` (fast lookups; return ``None`` when absent) and
+    and ``element_by_id(container, cls, id)`` (fast lookups; return ``None`` when absent),
     ``describe(obj) -> str`` (how ``osascript`` prints the object, e.g.
-    ``note id "x-coredata://…/p3" of application "Notes"``).
+    ``note id "x-coredata://…/p3" of application "Notes"``) and ``coerce(obj, type_name)``
+    (``obj as alias``/``as text`` answered by the app; return ``NotImplemented`` to fall back to
+    AppleScript's own coercions).
     """
 
     name: str = "Application"

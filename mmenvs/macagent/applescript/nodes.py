@@ -76,6 +76,14 @@ class Prop(Node):
 
 
 @dataclass(eq=False)
+class PropList(Node):
+    """``{name, body} of note 1``: several properties (or element references) of one object."""
+
+    items: list[Node]   # Prop / Elements nodes without a container
+    container: Node
+
+
+@dataclass(eq=False)
 class Elements(Node):
     cls: str
     sel: str                 # index | name | id | range | every | ordinal

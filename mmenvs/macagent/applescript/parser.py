@@ -778,6 +778,10 @@ class Parser:
     def parse_ref(self, allow_whose: bool = True) -> N.Node:
         self.enter()
         try:
+            if self.at_op("{"):
+                plist = self._property_list_of()
+                if plist is not None:
+                    return plist
             node = self.parse_primary()
             node = self.parse_possessive(node)
             if self._open_container(node) and (self.at_word("of") or (
@@ -797,6 +801,48 @@ class Parser:
             return node
         finally:
             self.leave()
+
+    def _property_list_of(self) -> N.PropList | None:
+        """``{name, body} of note 1`` / ``{hours, minutes} of d``: a list of property names followed by
+        ``of``. AppleScript distributes the ``of`` over the items; anything else is a list literal."""
+        depth, i = 0, self.pos
+        while i < len(self.toks) - 1:  # find the matching ``}``
+            t = self.toks[i]
+            if t.kind == OP and t.value == "{":
+                depth += 1
+            elif t.kind == OP and t.value == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif t.kind in (NEWLINE, EOF) and not (i > 0 and self.toks[i - 1].kind == OP
+                                                  and self.toks[i - 1].value in (",", "{")):
+                return None
+            i += 1
+        after = self.toks[min(i + 1, len(self.toks) - 1)]
+        if depth != 0 or after.kind != WORD or after.value != "of":
+            return None
+        saved, start = self.pos, self.peek().start
+        try:
+            self.next()
+            items: list[N.Node] = []
+            while True:
+                self.skip_newlines()
+                item = self.parse_term_after_possessive()
+                if not isinstance(item, (N.Prop, N.Elements)) or item.container is not None:
+                    raise self.error("property name")
+                items.append(item)
+                self.skip_newlines()
+                if self.at_op(","):
+                    self.next()
+                    continue
+                self.expect_op("}")
+                break
+        except AppleScriptError:
+            self.pos = saved  # not a property list (``{1, 2} of x``): parse it as a list and fail there
+            return None
+        self.expect_word("of")
+        container = self.parse_ref()
+        return N.PropList(start, container.end, items, container)
 
     @staticmethod
     def _open_container(node: N.Node) -> bool:
