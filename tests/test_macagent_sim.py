@@ -510,3 +510,79 @@ def test_shell_confined_timeout_and_flood(b: SimBackend) -> None:
     big = b.run_shell("yes | head -c 100000")
     assert big.truncated and len(big.stdout) <= b.max_output_chars + 200
     assert b.run_shell("echo ok").stdout == "ok\n"
+
+
+def test_reported_script_integration_cases(b: SimBackend) -> None:
+    """The scripts helpers reported as failing against the sim (each one a regression guard)."""
+    run = b.run_applescript
+    ev = ' with properties {summary:"Lab", start date:date "13 April 2026 10:00", end date:date "13 April 2026 11:00"}'
+    run('tell application "Calendar"\ntell calendar "Work"\nmake new event at end of events' + ev + '\nend tell\nend tell')
+    run('tell application "Calendar" to tell calendar "Work" to make new event at end of events' + ev)
+    assert [e["calendar"] for e in b.app("Calendar").events()] == ["Work", "Work"]
+    mail = b.app("Mail")
+    mail.add_message("ann@example.com", "Lunch x", "Noon?")
+    mail.add_message("me@example.com", "Report x", "Done.", mailbox="Sent")
+    mail.add_message("me@example.com", "Other", "…", mailbox="Sent")
+    assert run('tell application "Mail" to count messages of inbox') == "1"
+    assert run('tell application "Mail" to get subject of messages of sent mailbox whose subject contains "x"') == "Report x"
+    run('tell application "Mail"\nset m to make new outgoing message with properties {subject:"Hi", content:"Yo"}\n'
+        'tell m to make new to recipient at end of to recipients with properties {address:"bob@example.com"}\n'
+        'send m\nend tell')
+    assert [m["to"] for m in mail.messages("Sent") if m["subject"] == "Hi"] == [["bob@example.com"]]
+    assert run('tell application "Notes" to get name of default account') == "iCloud"
+    run('tell application "Notes" to make new note with properties {body:"<div><h1>Plan</h1></div><div>Step one</div>"}')
+    assert run('tell application "Notes" to get {name, plaintext} of note 1') == "Plan, Plan\nStep one"
+
+
+def test_terminal_contents_and_history_are_text(b: SimBackend) -> None:
+    b.run_applescript('tell application "Terminal" to do script "echo hello-there"')
+    out = b.run_applescript('tell application "Terminal" to get contents of window 1')
+    assert "% echo hello-there\nhello-there\n" in out
+    assert b.run_applescript('tell application "Terminal" to get history of tab 1 of window 1') == out
+    assert b.run_applescript('tell application "Terminal" to get contents of selected tab of window 1') == out
+
+
+def test_finder_items_coerce_to_alias_and_text(b: SimBackend) -> None:
+    (b.home / "Desktop" / "a.txt").write_text("x")
+    run = b.run_applescript
+    assert run('tell application "Finder" to get file "a.txt" of desktop as alias') == \
+        "alias Macintosh HD:Users:user:Desktop:a.txt"
+    assert run('tell application "Finder" to get (folder "Documents" of home) as alias') == \
+        "alias Macintosh HD:Users:user:Documents:"
+    assert run('tell application "Finder" to POSIX path of (folder "Documents" of home as alias)') == "/Users/user/Documents/"
+    assert run('tell application "Finder" to get (folder "Documents" of home) as text') == "Macintosh HD:Users:user:Documents:"
+    assert run('tell application "Finder" to get name of home') == "user"  # not the host folder's name
+
+
+def test_do_shell_script_line_endings(b: SimBackend) -> None:
+    run = b.run_applescript
+    assert run('do shell script "printf \'a\\\\nb\\\\n\\\\n\'"') == "a\rb\r"  # one trailing ending removed
+    assert run('do shell script "printf \'a\\\\nb\\\\n\\\\n\'" without altering line endings') == "a\nb\n\n"
+    assert run('do shell script "echo hi"') == "hi"
+
+
+def test_notes_plaintext_after_appending_html(b: SimBackend) -> None:
+    run = b.run_applescript
+    run('tell application "Notes" to make new note with properties {name:"Trip", body:"Pack\\n\\nBook hotel"}')
+    body = run('tell application "Notes" to get body of note "Trip"')
+    assert body.startswith("<div><h1>Trip</h1></div>")
+    run('tell application "Notes" to set body of note "Trip" to (body of note "Trip") & "<div>Call Dana</div>"')
+    # nested block ends and the line breaks between the <div>s are one break each; <div><br></div> is an empty line
+    assert run('tell application "Notes" to get plaintext of note "Trip"') == "Trip\nPack\n\nBook hotel\nCall Dana"
+    assert b.app("Notes").notes()[0]["plaintext"] == "Trip\nPack\n\nBook hotel\nCall Dana"
+
+
+@pytest.mark.parametrize("app,script", [
+    ("Notes", 'tell application "Notes" to make new note with properties {name:"A", body:"b"}'),
+    ("Reminders", 'tell application "Reminders" to make new reminder with properties {name:"R"}'),
+    ("TextEdit", 'tell application "TextEdit" to make new document with properties {text:"abc"}'),
+])
+def test_first_frame_after_setup_is_not_stale(b: SimBackend, app: str, script: str) -> None:
+    # a redraw forced by any later script must not change a frame nothing changed since
+    # (Notes used to resolve its selection after drawing the toolbar's Delete button)
+    b.run_applescript(script)
+    b.open_app(app)
+    shot, tree = b.screenshot().copy(), b.accessibility_tree()
+    b.run_applescript("1")
+    assert b.accessibility_tree() == tree
+    assert np.array_equal(b.screenshot(), shot)

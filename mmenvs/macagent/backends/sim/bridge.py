@@ -88,8 +88,9 @@ class SimHost(AppleScriptHost):
     def _shell(self, command: str) -> ASShellResult:
         # do shell script: a fresh /bin/sh in "/" on a real Mac, so nothing leaks into the agent's session
         out = run_shell(self.backend, "(\ncd /\n" + command + "\n)", which="aux")
-        # do shell script returns stdout with the last newline removed and \n turned into \r
-        return ASShellResult(out.exit_code, out.stdout.rstrip("\n").replace("\n", "\r"), out.stderr.rstrip("\n"))
+        # raw output: the interpreter applies do shell script's line-ending rules (or not, given
+        # ``without altering line endings``)
+        return ASShellResult(out.exit_code, out.stdout, out.stderr)
 
     def _keystroke(self, text: str, modifiers: list[str]) -> None:
         desk = self.backend._desk()

@@ -208,7 +208,8 @@ class FinderScripting(ScriptableAppBase):
             raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
         st = p.stat()
         if prop in ("name", "displayed name"):
-            return "Macintosh HD" if obj.cls == "disk" else p.name
+            # the name as the script sees it: the home folder is ``user`` whatever the host calls it
+            return "Macintosh HD" if obj.cls == "disk" else self.backend.posix_path(p).rstrip("/").rsplit("/", 1)[-1]
         if prop == "name extension":
             return p.suffix[1:] if p.is_file() and "." in p.name[1:] else ""
         if prop == "size":
@@ -228,6 +229,22 @@ class FinderScripting(ScriptableAppBase):
         if prop == "comment":
             return ""
         raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    def coerce(self, obj: ObjectRef, type_name: str) -> Any:
+        """``item … as alias`` / ``as «class furl»`` / ``as text`` (the HFS path, ``…:Documents:``),
+        as Finder answers them; anything else is left to AppleScript."""
+        if obj.cls not in ("folder", "document file", "file", "item", "disk"):
+            return NotImplemented
+        p = self._path(obj)
+        if not p.exists():
+            raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+        ref = FileRef(self.backend.posix_path(p) + ("/" if p.is_dir() else ""), "file")
+        t = type_name.lower()
+        if t in ("alias", "file", "«class furl»", "posix file"):
+            return FileRef(ref.path, "alias" if t == "alias" else "file")
+        if t in ("text", "string", "unicode text"):
+            return ref.hfs()
+        return NotImplemented
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
         if obj is not None and obj.cls in ("folder", "document file", "file", "item") and prop == "name":

@@ -18,17 +18,41 @@ from .base import App
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
 
-_TAG = re.compile(r"<[^>]+>")
-_BLOCK_END = re.compile(r"</(div|p|h\d|li)>|<br\s*/?>", re.I)
+_TAG = re.compile(r"(<[^>]+>)")
+_TAG_NAME = re.compile(r"<\s*(/?)\s*([a-zA-Z][a-zA-Z0-9]*)")
+_BLOCKS = {"div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "blockquote", "pre", "table", "tr"}
 
 
 def html_to_text(s: str) -> str:
-    """Plain text of Notes' HTML (block ends become line breaks)."""
+    """Plain text of Notes' HTML, as a browser lays it out: every block (``<div>``, ``<h1>`` …) is a
+    line, nested block boundaries make one break, ``<br>`` is a break (``<div><br></div>`` an empty
+    line) and layout whitespace between tags is not text. Text without tags stays as it is."""
     if "<" not in s:
         return s
-    s = _BLOCK_END.sub("\n", s)
-    s = html.unescape(_TAG.sub("", s))
-    return s[:-1] if s.endswith("\n") else s
+    out: list[str] = []
+    line_open = False  # the current line has text
+    for part in _TAG.split(s):
+        if not part:
+            continue
+        if part.startswith("<") and part.endswith(">"):
+            m = _TAG_NAME.match(part)
+            if m is None:
+                continue  # a comment or doctype
+            name = m.group(2).lower()
+            if name == "br":
+                out.append("\n")
+                line_open = False
+            elif name in _BLOCKS and line_open:
+                out.append("\n")  # a block starts or ends after text on the current line
+                line_open = False
+            continue
+        if not part.strip() and "\n" in part:
+            continue  # source formatting between tags
+        text = html.unescape(part)
+        out.append(text)
+        line_open = not text.endswith("\n")
+    text = "".join(out)
+    return text[:-1] if text.endswith("\n") else text
 
 
 def text_to_html(name: str, body: str) -> str:
@@ -254,6 +278,15 @@ class NotesApp(App):
                             on_select=lambda keys: self._select_folder(keys[0]) if keys else None))
         out.append(Button("notes:newfolder", (10, H - 34, 120, 24), "New Folder", lambda: self.new_folder_prompt(win),
                           style="plain", symbol="⊕ New Folder"))
+        # the note list and its selection come first: the toolbar's Delete button depends on the selection
+        notes = [n for n in self.store.elements(cur, "note")]
+        recs = [(n, self.store.record(n)) for n in notes]
+        if self.search:
+            q = self.search.lower()
+            recs = [(n, r) for n, r in recs if q in r["name"].lower() or q in r["body"].lower()]
+        recs.sort(key=lambda t: t[1]["modification date"] or datetime.min, reverse=True)
+        if self.selected_note not in [n.id for n, _ in recs]:
+            self.selected_note = recs[0][0].id if recs else None
         # toolbar
         out.append(Button("notes:new", (side + mid - 44, 14, 32, 24), "New Note", self.new_note, style="toolbar", symbol="✎", size=17))
         out.append(Button("notes:delete", (side + 12, 14, 32, 24), "Delete", lambda: self.delete_note(self.selected_note),
@@ -262,12 +295,6 @@ class NotesApp(App):
         out.append(TextField("notes:search", (W - 230, 14, 210, 24), sed, placeholder="Search", name="Search",
                              on_change=lambda t: self._set_search(t)))
         # note list
-        notes = [n for n in self.store.elements(cur, "note")]
-        recs = [(n, self.store.record(n)) for n in notes]
-        if self.search:
-            q = self.search.lower()
-            recs = [(n, r) for n, r in recs if q in r["name"].lower() or q in r["body"].lower()]
-        recs.sort(key=lambda t: t[1]["modification date"] or datetime.min, reverse=True)
         nrows = []
         for n, r in recs:
             d = r["modification date"]
@@ -275,8 +302,6 @@ class NotesApp(App):
                 else (d.strftime("%d/%m/%Y") if d else "")
             snippet = r["body"].split("\n", 1)[0] or "No additional text"
             nrows.append(Row(n.id, [r["name"] or "New Note"], detail=f"{when}  {snippet}"))
-        if self.selected_note not in [n.id for n, _ in recs]:
-            self.selected_note = recs[0][0].id if recs else None
         out.append(ListView("notes:list", (side, 52, mid, H - 52), nrows, [self.selected_note] if self.selected_note else [],
                             name="Notes", on_select=lambda keys: self._select_note(keys[0]) if keys else None,
                             on_delete=lambda keys: self.delete_note(keys[0]),
