@@ -1,19 +1,34 @@
 """MacAgent workloads for ``mmenvs bench``: reset with setup, a GUI step with its screenshot, a shell
-step, a full evaluation, and (when present) the simulated desktop's own rows from ``bench_sim``.
+step, a full evaluation, the side-by-side comparison with MiniWoB++ (the GUI peer, on headless
+Chromium), and (when present) the simulated desktop's own rows from ``bench_sim``.
 
 Targets from the MacAgent issue: reset ≤ 50 ms median, GUI step ≤ 10 ms, shell step ≤ 30 ms. The
-paper's VM takes 30 s to start (MacAgentBench §3.1), which the reset row's note compares against.
+paper's VM takes 30 s to start (MacAgentBench §3.1), which the reset rows compare against.
 """
 
 from __future__ import annotations
 
 import importlib
 import time
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from mmenvs.benchmarks.harness import measure, timing_row
+from mmenvs.benchmarks.peers import (
+    MiniWoBClickPeer,
+    interleaved,
+    missing_rows,
+    paired_rows,
+    peer_missing,
+)
 
 PAPER_VM_START_MS = 30_000.0
+PAPER_VM_START_LABEL = "paper VM start, 30 s (MacAgentBench §3.1; a constant from the paper, not measured)"
+# Finder's sidebar rows Desktop and Documents: clicking them in turn changes the window every step.
+FINDER_CLICK_TASK = "finder-folder-and-move-v0"
+FINDER_SIDEBAR_X = 265
+FINDER_SIDEBAR_ROWS_Y = (215, 237)
 
 
 def _env() -> Any:
@@ -24,7 +39,8 @@ def _env() -> Any:
     return MacAgentEnv(max_steps=10_000, store_screenshots=False)
 
 
-def _reset_rows(env: Any) -> list[dict[str, Any]]:
+def _reset_cycle(env: Any) -> Callable[[], None]:
+    """A reset that loads the next suite task each call (so no reset reuses the previous task's setup)."""
     ids = env.task_ids()
     state = {"i": 0}
 
@@ -32,7 +48,12 @@ def _reset_rows(env: Any) -> list[dict[str, Any]]:
         env.reset(options={"task_id": ids[state["i"] % len(ids)]})
         state["i"] += 1
 
-    samples = measure(reset_next, repeat=max(30, min(len(ids), 60)), warmup=3)
+    return reset_next
+
+
+def _reset_rows(env: Any) -> list[dict[str, Any]]:
+    ids = env.task_ids()
+    samples = measure(_reset_cycle(env), repeat=max(30, min(len(ids), 60)), warmup=3)
     row = timing_row("macagent: reset incl. setup (a different task each time)", samples, target_ms=50.0,
                      peer="paper VM start", ratio=float(sorted(samples)[len(samples) // 2]) / PAPER_VM_START_MS)
     row["note"] = f"over {len(ids)} suite tasks; ratio = our median / the paper's 30 s Docker-QEMU start"
@@ -44,20 +65,20 @@ def _gui_rows(env: Any) -> list[dict[str, Any]]:
 
     # A click that changes the screen every step (Finder's sidebar: Desktop and Documents in turn), timed
     # interleaved with the same click on the backend alone, so machine load hits both alike.
-    env.reset(options={"task_id": "finder-folder-and-move-v0"})
+    env.reset(options={"task_id": FINDER_CLICK_TASK})
     backend = env.backend
-    rows_y = (215, 237)
+    rows_y = FINDER_SIDEBAR_ROWS_Y
     env_ms, backend_ms = [], []
     for i in range(44):
         start = time.perf_counter()
-        env.step({"action_type": "CLICK", "x": 265, "y": rows_y[i % 2]})
+        env.step({"action_type": "CLICK", "x": FINDER_SIDEBAR_X, "y": rows_y[i % 2]})
         env_ms.append((time.perf_counter() - start) * 1000.0)
         start = time.perf_counter()
-        backend.click(265, rows_y[(i + 1) % 2])
+        backend.click(FINDER_SIDEBAR_X, rows_y[(i + 1) % 2])
         backend.screenshot()
         backend.accessibility_tree()
         backend_ms.append((time.perf_counter() - start) * 1000.0)
-        backend.click(265, rows_y[i % 2])  # back, so the env's next click changes the screen again
+        backend.click(FINDER_SIDEBAR_X, rows_y[i % 2])  # back, so the env's next click changes the screen again
         backend.screenshot()
     click_row = timing_row("macagent: GUI step, computer-use CLICK that changes the window + new 1280x800 screenshot + a11y",
                            env_ms[4:], target_ms=10.0)
@@ -109,11 +130,93 @@ def _evaluation_rows(env: Any) -> list[dict[str, Any]]:
     return [timing_row("macagent: evaluate all checkpoints of a task", samples, note="runs every step in reward_mode='progress'")]
 
 
+MINIWOB_RESET = "MiniWoB++ (peer): reset click-checkboxes on headless Chromium (new episode + DOM + 160x210 screenshot)"
+MINIWOB_CLICK = "MiniWoB++ (peer): GUI step, CLICK_COORDS toggling a checkbox + DOM + 160x210 screenshot"
+MINIWOB_START = "MiniWoB++ (peer): env start (launch Chromium + load the task page + first reset)"
+OURS_RESET_VS_MINIWOB = "macagent: reset incl. setup, interleaved with MiniWoB++ reset"
+OURS_CLICK_VS_MINIWOB = "macagent: GUI step, CLICK in Finder's sidebar + new 1280x800 screenshot + a11y, interleaved with MiniWoB++"
+OURS_START_VS_MINIWOB = "macagent: env start (construct + first reset), interleaved with MiniWoB++ start"
+OURS_RESET_VS_PAPER = "macagent: reset incl. setup vs the paper's VM start"
+PEER_LABEL = "MiniWoB++ click-checkboxes (headless Chromium)"
+
+
+def _paper_row(reset_ms: list[float]) -> dict[str, Any]:
+    row = timing_row(OURS_RESET_VS_PAPER, reset_ms, target_ms=50.0, peer=PAPER_VM_START_LABEL,
+                     ratio=float(np.median(reset_ms)) / PAPER_VM_START_MS)
+    row["note"] = "ratio = our median reset / 30 000 ms; the paper starts a fresh Docker-QEMU VM per task"
+    return row
+
+
+def _peer_rows(env: Any, resets: int = 30, clicks: int = 40, starts: int = 3) -> list[dict[str, Any]]:
+    """MacAgent-v0 against MiniWoB++ in this process: reset, a page-changing click, and env start.
+
+    Each pair is timed interleaved (see ``mmenvs.benchmarks.peers.interleaved``), so the ratios hold on
+    a loaded machine. Without the peer installed (or when its browser fails to start) its rows carry the
+    reason in their note, and our reset is still compared with the paper's VM start.
+    """
+    reset_ours = _reset_cycle(env)
+    names = (MINIWOB_RESET, MINIWOB_CLICK, MINIWOB_START)
+    reason = peer_missing()
+    peer = None
+    if reason is None:
+        try:
+            peer = MiniWoBClickPeer()
+        except Exception as error:  # a browser that does not start must not sink the whole bench
+            reason = f"peer failed to start: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:240]
+    if peer is None:
+        return [_paper_row(measure(reset_ours, repeat=resets, warmup=3)), *missing_rows(names, str(reason))]
+
+    try:
+        seeds = iter(range(1, 10**6))
+        ours_reset, peer_reset = interleaved(reset_ours, lambda: peer.reset(next(seeds)), repeat=resets, warmup=3)
+
+        env.reset(options={"task_id": FINDER_CLICK_TASK})
+        peer.reset(0)
+        state = {"i": 0}
+
+        def click_ours() -> None:
+            state["i"] += 1
+            env.step({"action_type": "CLICK", "x": FINDER_SIDEBAR_X, "y": FINDER_SIDEBAR_ROWS_Y[state["i"] % 2]})
+
+        ours_click, peer_click = interleaved(click_ours, peer.click, repeat=clicks, warmup=3)
+        browser_mb = peer.browser_pss_mb()
+        timer_ends = peer.episodes_ended_by_timer
+    finally:
+        peer.close()
+
+    # Cold start, a few rounds, each side going first in turn; the close after each start is not timed.
+    ours_start, peer_start = [], []
+    for round_index in range(starts):
+        for side in ((0, 1) if round_index % 2 == 0 else (1, 0)):
+            begin = time.perf_counter()
+            if side == 0:
+                fresh = _env()
+                fresh.reset(options={"task_id": FINDER_CLICK_TASK})
+                ours_start.append((time.perf_counter() - begin) * 1000.0)
+                fresh.close()
+            else:
+                started = MiniWoBClickPeer(seed=round_index)
+                peer_start.append((time.perf_counter() - begin) * 1000.0)
+                started.close()
+
+    dropped = f"; {timer_ends} peer clicks dropped (MiniWoB's 10 s task timer ended the episode)" if timer_ends else ""
+    return [
+        *paired_rows(OURS_RESET_VS_MINIWOB, ours_reset, MINIWOB_RESET, peer_reset, peer_label=PEER_LABEL, target_ms=50.0,
+                     note="ratio = our median / MiniWoB++'s; a different task (ours) or seed (peer) each reset"),
+        *paired_rows(OURS_CLICK_VS_MINIWOB, ours_click, MINIWOB_CLICK, peer_click, peer_label=PEER_LABEL, target_ms=10.0,
+                     note="ratio = our median / MiniWoB++'s; every click on both sides changes the screen",
+                     peer_note=f"tree_pss_mb = chromedriver + Chromium processes{dropped}", tree_pss_mb=browser_mb),
+        *paired_rows(OURS_START_VS_MINIWOB, ours_start, MINIWOB_START, peer_start, peer_label=PEER_LABEL,
+                     note=f"{starts} cold starts per side"),
+        _paper_row(ours_reset),
+    ]
+
+
 def workloads() -> list[dict[str, Any]]:
-    """The MacAgent rows (env-level) followed by the sim desktop's rows from ``bench_sim`` if it exists."""
+    """The MacAgent rows (env-level), the MiniWoB++ peer rows, then the sim desktop's rows from ``bench_sim`` if it exists."""
     env = _env()
     try:
-        rows = _reset_rows(env) + _gui_rows(env) + _shell_rows(env) + _evaluation_rows(env)
+        rows = _reset_rows(env) + _gui_rows(env) + _shell_rows(env) + _evaluation_rows(env) + _peer_rows(env)
     finally:
         env.close()
     try:
