@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
 # Installs everything mmenvs needs on a fresh Debian/Ubuntu machine (system packages, then the
 # package itself with its test extras). Safe to run twice.
+#   ./setup.sh --peers   also installs the peers `mmenvs bench` runs beside our envs: Debian's
+#                        chromium + chromium-driver and the `peers` extra (MiniWoB++, Selenium).
 set -euo pipefail
 cd "$(dirname "$0")"
 
+PEERS=0
+for argument in "$@"; do
+  case "$argument" in
+    --peers) PEERS=1 ;;
+    *) echo "setup.sh: unknown option '$argument' (expected: --peers)" >&2; exit 2 ;;
+  esac
+done
+
 # bubblewrap: the OS sandbox for agent code. fonts-dejavu-core: fonts the renderers draw with.
 APT_PACKAGES="bubblewrap fonts-dejavu-core"
+EXTRAS="dev"
+if [ "$PEERS" -eq 1 ]; then
+  APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
+  EXTRAS="dev,peers"
+fi
 missing=""
 for package in $APT_PACKAGES; do
   dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
@@ -17,5 +32,5 @@ if [ -n "$missing" ]; then
 fi
 
 python3 -m pip install --quiet --upgrade pip
-python3 -m pip install --quiet -e ".[dev]"
+python3 -m pip install --quiet -e ".[$EXTRAS]"
 echo "mmenvs installed: $(python3 -c 'import mmenvs; print(", ".join(mmenvs.ENV_IDS))')"
