@@ -432,7 +432,7 @@ def _wrong_detail(sink: Sink, ctx: Context, main: list[Record]) -> tuple[str, li
     if sink.error_field == "phone" and rec.person and rec.person.get("phone_number"):
         number = rec.person["phone_number"]
         wrong = number[:-2] + f"{(int(number[-2:]) + 11) % 100:02d}"
-        return f" (Her number is {wrong}, if I remember right.)", [rec.with_(person={**rec.person, "phone_number": wrong})] + main[1:]
+        return f" (Their number is {wrong}, if I remember right.)", [rec.with_(person={**rec.person, "phone_number": wrong})] + main[1:]
     amount = rec.amount if rec.amount is not None else 10.0
     wrong = round(amount + max(5.0, round(amount * 0.2)), 2)
     bad = rec.with_(amount=wrong)
