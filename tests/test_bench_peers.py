@@ -145,7 +145,7 @@ def test_bench_rows_without_the_peer_say_how_to_install_it(mac_env, monkeypatch:
     rows = mac_bench._peer_rows(mac_env, resets=3)
     assert_well_formed(rows)
     by_name = rows_by_name(rows)
-    for name in (mac_bench.MINIWOB_RESET, mac_bench.MINIWOB_CLICK, mac_bench.MINIWOB_START):
+    for name in (mac_bench.MINIWOB_RESET, mac_bench.MINIWOB_CLICK, mac_bench.MINIWOB_SHOT, mac_bench.MINIWOB_START):
         assert set(by_name[name]) == {"name", "note"}
         assert by_name[name]["note"].startswith("peer not installed: run ./setup.sh --peers")
     # our reset is still compared with the paper's 30 s VM start, a constant labelled as such
@@ -189,6 +189,8 @@ def test_a_real_miniwob_episode_resets_and_a_click_changes_the_page() -> None:
         utterances = {peer.reset(seed)["utterance"] for seed in (11, 12, 13)}
         assert len(utterances) > 1
         assert peer.browser_pss_mb() > 20
+        image, size = peer.viewport_screenshot(1280, 800)
+        assert size == (1280, 800) and image.shape == (800, 1280, 3)
         pid = peer.env.instance.driver.service.process.pid
     assert peer.env.instance.died and _gone(pid)  # close() quits chromedriver (and Chromium with it)
 
@@ -208,14 +210,16 @@ def test_live_peer_rows_carry_numbers_and_ratios(mac_env) -> None:
     rows = mac_bench._peer_rows(mac_env, resets=4, clicks=5, starts=1)
     assert_well_formed(rows)
     by_name = rows_by_name(rows)
-    pairs = ((mac_bench.OURS_RESET_VS_MINIWOB, mac_bench.MINIWOB_RESET),
-             (mac_bench.OURS_CLICK_VS_MINIWOB, mac_bench.MINIWOB_CLICK),
-             (mac_bench.OURS_START_VS_MINIWOB, mac_bench.MINIWOB_START))
-    for ours, peer in pairs:
+    pairs = ((mac_bench.OURS_RESET_VS_MINIWOB, mac_bench.MINIWOB_RESET, mac_bench.PEER_LABEL),
+             (mac_bench.OURS_CLICK_VS_MINIWOB, mac_bench.MINIWOB_CLICK, mac_bench.PEER_LABEL),
+             (mac_bench.OURS_CLICK_VS_SHOT, mac_bench.MINIWOB_SHOT, mac_bench.SHOT_LABEL),
+             (mac_bench.OURS_START_VS_MINIWOB, mac_bench.MINIWOB_START, mac_bench.PEER_LABEL))
+    for ours, peer, label in pairs:
         assert by_name[peer]["median_ms"] > 0
-        assert by_name[ours]["peer"] == mac_bench.PEER_LABEL
+        assert by_name[ours]["peer"] == label
         assert by_name[ours]["ratio"] == pytest.approx(by_name[ours]["median_ms"] / by_name[peer]["median_ms"])
     assert by_name[mac_bench.MINIWOB_CLICK]["tree_pss_mb"] > 20  # the browser's memory
+    assert by_name[mac_bench.MINIWOB_SHOT]["note"].startswith("viewport 1280x800;")
     assert by_name[mac_bench.MINIWOB_START]["median_ms"] > 100  # launching a browser is never free
     paper = by_name[mac_bench.OURS_RESET_VS_PAPER]
     assert paper["ratio"] == pytest.approx(paper["median_ms"] / 30_000.0)

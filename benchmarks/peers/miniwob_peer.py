@@ -41,12 +41,15 @@ def chromium_paths() -> tuple[str, str] | None:
     MiniWoB's own variables ``MINIWOB_CHROME_BINARY`` and ``MINIWOB_CHROMEDRIVER`` win when both are set;
     otherwise Debian's ``/usr/bin/chromium`` and ``/usr/bin/chromedriver`` (``./setup.sh --peers``).
     """
-    binary, driver = os.environ.get("MINIWOB_CHROME_BINARY"), os.environ.get("MINIWOB_CHROMEDRIVER")
-    if not (binary and driver):
-        binary, driver = DEBIAN_CHROMIUM
+    binary, driver = _candidate_paths()
     if all(Path(p).is_file() and os.access(p, os.X_OK) for p in (binary, driver)):
         return binary, driver
     return None
+
+
+def _candidate_paths() -> tuple[str, str]:
+    binary, driver = os.environ.get("MINIWOB_CHROME_BINARY"), os.environ.get("MINIWOB_CHROMEDRIVER")
+    return (binary, driver) if binary and driver else DEBIAN_CHROMIUM
 
 
 def peer_missing() -> str | None:
@@ -58,7 +61,7 @@ def peer_missing() -> str | None:
         except ImportError:
             missing.append(f"python package '{module}'")
     if chromium_paths() is None:
-        missing.append("chromium and chromedriver (looked for " + " and ".join(DEBIAN_CHROMIUM) + ")")
+        missing.append("chromium and chromedriver (looked for executables " + " and ".join(_candidate_paths()) + ")")
     return f"{INSTALL_HINT} (missing: {', '.join(missing)})" if missing else None
 
 
@@ -136,6 +139,7 @@ class MiniWoBClickPeer:
         self.env_id = env_id
         self.env = _headless_env_class(env_id)()
         self.episodes_ended_by_timer = 0
+        self._viewport: tuple[int, int] | None = None
         try:
             self.reset(seed)
         except Exception:
@@ -176,6 +180,27 @@ class MiniWoBClickPeer:
             self.reset()
             return False
         return True
+
+    def viewport_screenshot(self, width: int, height: int) -> tuple[Any, tuple[int, int]]:
+        """Resize the browser window to ``width`` x ``height`` and return a full-viewport screenshot (RGB array)
+        with the viewport's size. Use it after the episode timings only: MiniWoB crops its own screenshots by
+        the viewport size it measured at start-up."""
+        import io
+
+        import numpy as np
+        from PIL import Image
+
+        driver = self.env.instance.driver
+        if self._viewport != (width, height):
+            # The window includes the browser's own frame (even headless), so size it once, see how much
+            # of it the page gets, and grow the window by the difference.
+            driver.set_window_size(width, height)
+            inner_width, inner_height = driver.execute_script("return [window.innerWidth, window.innerHeight];")
+            driver.set_window_size(2 * width - inner_width, 2 * height - inner_height)
+            self._viewport = (width, height)
+        png = driver.get_screenshot_as_png()
+        image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        return image, (image.shape[1], image.shape[0])
 
     def browser_pss_mb(self) -> float:
         """Proportional memory (PSS) of the chromedriver process and the Chromium processes under it, in MB."""
