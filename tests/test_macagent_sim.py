@@ -586,3 +586,27 @@ def test_first_frame_after_setup_is_not_stale(b: SimBackend, app: str, script: s
     b.run_applescript("1")
     assert b.accessibility_tree() == tree
     assert np.array_equal(b.screenshot(), shot)
+
+
+def test_sim_commands_in_the_session_skip_the_python_shim(b: SimBackend) -> None:
+    # the session's functions talk to the host socket from Perl: they work with no PATH at all,
+    # where the Python shim on PATH could not even be found
+    r = b.run_shell("(PATH=/nowhere; osascript -e 'return 7'; defaults read com.apple.dock autohide)")
+    assert (r.stdout, r.exit_code) == ("7\n0\n", 0)
+    assert b.run_shell("(PATH=/nowhere; command osascript -e 'return 7')").exit_code == 127
+    # text survives both directions: quotes, backslashes, tabs, non-ASCII, astral characters, no final newline
+    text = 'héllo "q" \\ back\ttab 😀\r\nend'
+    b.desktop.clipboard.set_text(text)
+    assert b.run_shell("pbpaste").stdout == text
+    r = b.run_shell("pbpaste | pbcopy; osascript -e 'return \"ünï 😀\"'")
+    assert (b.desktop.clipboard.text, r.stdout) == (text, "ünï 😀\n")
+    # errors: osascript's stderr line and its exit status
+    r = b.run_shell("osascript -e 'bad syntax here'; echo rc=$?")
+    assert r.stdout == "rc=1\n" and "syntax error" in r.stderr
+    # large output with many escapes (a regex-per-string reader would give up on it)
+    big = "".join(f'line {i} "x"\n' for i in range(40000))
+    b.desktop.clipboard.set_text(big)
+    assert b.run_shell("pbpaste | wc -c").stdout.strip() == str(len(big.encode()))
+    assert b.run_shell("pbpaste | tail -1").stdout == 'line 39999 "x"\n'
+    # without the session's client the shim still answers
+    assert b.run_shell("unset __mm_host_pl; osascript -e 'return 8'").stdout == "8\n"

@@ -56,7 +56,8 @@ Apps and their Python API (getters use these; each also has ``state() -> dict``)
 The shell (``run_shell``) is a :class:`~mmenvs.sandbox.ShellSandbox` with the home mounted at
 ``/Users/user`` and these macOS commands answered by the desktop: ``osascript``, ``open``,
 ``defaults``, ``pbcopy``, ``pbpaste``, ``networksetup``, ``sw_vers``, ``curl`` (offline web) and
-``screencapture``.
+``screencapture``. In the session they are shell functions with a small Perl socket client (a few ms a
+call); programs that exec them (``xargs``, ``bash -c``) reach the sandbox's Python shim on PATH instead.
 """
 
 from .backend import SimBackend, SimInternalError

@@ -116,7 +116,13 @@ def _shell_rows(be: SimBackend) -> list[dict[str, Any]]:
     rows.append(timing_row("macagent sim: shell step calling a sim command (osascript getter)",
                            measure(lambda: be.run_shell("osascript -e 'tell application \"Notes\" to count notes'"),
                                    repeat=20, warmup=2), target_ms=30.0,
-                           note="host command: shim process in the sandbox → socket → AppleScript in the parent"))
+                           note="host command: the session's shell function → Perl socket client → AppleScript "
+                                "in the parent"))
+    rows.append(timing_row("macagent sim: the same call through the Python shim on PATH (for comparison)",
+                           measure(lambda: be.run_shell("command osascript -e 'tell application \"Notes\" to count notes'"),
+                                   repeat=20, warmup=2),
+                           note="what every sim command cost before the session functions (a Python start per call); "
+                                "still used by scripts that exec the command (xargs, bash -c)"))
     rows.append(timing_row("macagent sim: AppleScript getter in process",
                            measure(lambda: be.run_applescript('tell application "Notes" to get name of every note'),
                                    repeat=100, warmup=5),
