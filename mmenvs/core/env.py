@@ -165,6 +165,11 @@ class MMEnv(gym.Env[dict, str]):
     def shutdown(self) -> None:
         """Release processes and files (called once by ``close``)."""
 
+    def sandbox_in_use(self) -> str | None:
+        """How the episode's untrusted code is isolated ("bwrap" or "rlimit-only"), once a sandbox runs;
+        reported as ``info["sandbox"]`` so a run on a weaker fallback is visible in every record."""
+        return None
+
     def suite_breakdown(self) -> dict[str, dict[str, int]]:
         """Task counts of the suite by every field of ``task_metadata()`` (``mmenvs list --details``).
 
@@ -292,6 +297,9 @@ class MMEnv(gym.Env[dict, str]):
             "action_error_kind": error_kind,
             "images": list(new_images),
         }
+        isolation = self.sandbox_in_use()
+        if isolation is not None:
+            info["sandbox"] = isolation
         info.update(self._evaluation.details)
         info.update(step_info)
         return info

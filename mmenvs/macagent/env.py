@@ -431,6 +431,9 @@ class MacAgentEnv(MMEnv):
             return {k: self._scrub_value(v) for k, v in value.items()}
         return value
 
+    def sandbox_in_use(self) -> str | None:
+        return None if self._sandbox is None else self._sandbox.isolation
+
     def shutdown(self) -> None:
         if self._sandbox is not None:
             self._sandbox.close()

@@ -537,6 +537,9 @@ class MMToolSandboxEnv(MMEnv):
             return " ".join(_WORDS[int(i)] for i in rng.integers(len(_WORDS), size=int(rng.integers(1, 8))))
         return "```python\nprint(1 + 1)\n```" if self.mode == "code" else json.dumps({"name": "execute_code", "arguments": {"code": "print(1)"}})
 
+    def sandbox_in_use(self) -> str | None:
+        return None if self._sandbox is None else self._sandbox.isolation
+
     def shutdown(self) -> None:
         if self._sandbox is not None:
             self._sandbox.close()

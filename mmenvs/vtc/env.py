@@ -320,6 +320,9 @@ class VTCBenchEnv(MMEnv):
         info = {"code_error_kind": result.error_kind, "sandbox_restarted": result.restarted}
         return ActionOutcome(text=result.text, info=info)
 
+    def sandbox_in_use(self) -> str | None:
+        return None if self._sandbox is None else self._sandbox.isolation
+
     def shutdown(self) -> None:
         if self._sandbox is not None:
             self._sandbox.close()
