@@ -154,7 +154,7 @@ def test_bench_rows_without_the_peer_say_how_to_install_it(mac_env, monkeypatch:
     assert paper["ratio"] == pytest.approx(paper["median_ms"] / 30_000.0)
 
 
-def test_a_peer_that_fails_to_start_is_a_note_not_a_crash(mac_env, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_peer_that_fails_is_a_note_not_a_crash(mac_env, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mac_bench, "peer_missing", lambda: None)
 
     def broken(*args: Any, **kwargs: Any) -> None:
@@ -162,7 +162,7 @@ def test_a_peer_that_fails_to_start_is_a_note_not_a_crash(mac_env, monkeypatch: 
 
     monkeypatch.setattr(mac_bench, "MiniWoBClickPeer", broken)
     rows = rows_by_name(mac_bench._peer_rows(mac_env, resets=3))
-    assert rows[mac_bench.MINIWOB_CLICK]["note"] == "peer failed to start: RuntimeError: chrome not reachable"
+    assert rows[mac_bench.MINIWOB_CLICK]["note"] == "peer failed: RuntimeError: chrome not reachable"
     assert rows[mac_bench.OURS_RESET_VS_PAPER]["median_ms"] > 0
 
 
