@@ -525,6 +525,8 @@ def test_reported_script_integration_cases(b: SimBackend) -> None:
     mail.add_message("me@example.com", "Other", "…", mailbox="Sent")
     assert run('tell application "Mail" to count messages of inbox') == "1"
     assert run('tell application "Mail" to get subject of messages of sent mailbox whose subject contains "x"') == "Report x"
+    assert run('tell application "Mail" to count mailboxes') == "6"
+    assert run('tell application "Mail" to get name of mailboxes of account 1').startswith("Inbox, Drafts, Sent")
     run('tell application "Mail"\nset m to make new outgoing message with properties {subject:"Hi", content:"Yo"}\n'
         'tell m to make new to recipient at end of to recipients with properties {address:"bob@example.com"}\n'
         'send m\nend tell')

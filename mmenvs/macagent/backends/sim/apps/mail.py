@@ -39,7 +39,7 @@ class MailStore(RecordStoreApp):
         super().__init__("Mail", [
             ClassSpec("account", properties={"name": "", "email addresses": None, "full name": "", "enabled": True},
                       elements=("mailbox",)),
-            ClassSpec("mailbox", properties={"name": ""}, elements=("message", "mailbox"),
+            ClassSpec("mailbox", plural="mailboxes", properties={"name": ""}, elements=("message", "mailbox"),
                       computed={"unread count": lambda r: 0}),
             ClassSpec("message", properties={"subject": "", "sender": "", "content": "", "date sent": None,
                                              "date received": None, "read status": False, "flagged status": False,
@@ -74,6 +74,9 @@ class MailStore(RecordStoreApp):
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
         if container is None and cls == "mailbox":
             return self.all("mailbox")
+        if container is not None and container.cls == "account" and cls == "mailbox":
+            # the standard mailboxes (Inbox, Sent …) belong to the one account, as in real Mail
+            return [m for m in self.all("mailbox") if self.parents.get(m.id) in (None, container.id)]
         if container is None and cls == "message":
             raise AppleScriptError("Can’t get every message.", -1728)
         return super().elements(container, cls)
