@@ -13,6 +13,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
 from ..renderers import sampling as S
 from .items import Item, chat_facts, list_note_facts, make_items, money, nice_date, person_name
 from .model import Context, Record
@@ -246,6 +248,8 @@ def compute(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
         return Plan(items, [("chat", "chat_screenshot", chat)], select, what,
                     f"Actually, make it {alt_lead} minutes before each one instead — we need more time. Please fix what you did.",
                     order=[i.key for i in items] + ["chat"])
+    if sink.person and family in ("bills", "events") and ctx.rng.uniform() < 0.5:
+        return _compute_by_chart(ctx, sink, items)
     people = int(ctx.rng.integers(3, 6))
     chat = chat_facts(ctx.rng, friend, [("them", "Who's in for splitting these?"), ("me", "Me, you and the others from the group"),
                                         ("them", f"Great, so we're {people} people in total")], day)
@@ -275,6 +279,49 @@ def compute(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
     return Plan(items, [("chat", "chat_screenshot", chat)], select, what,
                 f"Actually, one more person is joining, so count {people + 1} people. Please fix what you did.",
                 order=[i.key for i in items] + ["chat"])
+
+
+def _compute_by_chart(ctx: Context, sink: Sink, items: list[Item]) -> Plan:
+    """Compute, chart variant: the person's share of the total is their slice of a pie chart."""
+    who = ctx.recipient["name"]
+    others = []
+    for _ in range(int(ctx.rng.integers(1, 3))):
+        other = person_name(ctx.rng, ctx.names)
+        ctx.names.add(other)
+        others.append(other)
+    names = ["Me", who, *others]
+    k = len(names)
+    weights = ctx.rng.dirichlet(np.ones(k) * 3.0)
+    pct = [10 + int(w * (100 - 10 * k)) for w in weights]
+    pct[int(np.argmax(pct))] += 100 - sum(pct)  # whole percentages summing to exactly 100
+    order = [int(i) for i in ctx.rng.permutation(k)]
+    chart = {"title": S.pick(ctx.rng, ("How we split the costs", "Cost sharing", "Who pays what")), "unit": "%",
+             "data": [{"label": names[i], "value": int(pct[i])} for i in order]}
+    share_pct = pct[1]
+
+    def select(seen: set[str], variant: str) -> list[Record]:
+        vis = _visible(items, seen)
+        if not vis:
+            return []
+        total = round(sum(i.amount or 0 for i in vis), 2)
+        if variant == "alt":
+            share, how = round(total / k, 2), f"split evenly {k} ways"
+        elif "chart" in seen:
+            share, how = round(total * share_pct / 100, 2), f"{share_pct}% as the chart shows"
+        else:  # without the chart an agent can only guess an even split between two
+            share, how = round(total / 2, 2), "split in half"
+        names_text = ", ".join(i.label for i in vis)
+        return [Record(label=ctx.title, text=f"{who}'s share of {money(total)} ({names_text}), {how}: {money(share)}",
+                       amount=share, kind="share")]
+
+    def what(variant: str) -> str:
+        if variant == "main":
+            return f"their share of the total of these, as the pie chart splits it"
+        return f"their share of the total of these, split evenly among the {k} of us on the chart"
+
+    return Plan(items, [("chart", "pie_chart", chart)], select, what,
+                f"Actually, let's just split it evenly between the {k} of us on the chart. Please fix what you did.",
+                order=[i.key for i in items] + ["chart"])
 
 
 def validate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
