@@ -59,17 +59,17 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
 
 
-def tree_pss_mb() -> float:
-    """Proportional set size of this process and all its descendants now, in MB.
+def tree_pss_mb(pid: int | None = None) -> float:
+    """Proportional set size of process ``pid`` (default: this one) and all its descendants now, in MB.
 
     PSS splits pages shared between processes (a forked sandbox worker shares most of its parent's
     memory), so the sum is what the env really costs, where adding RSS values would count shared pages twice.
     """
     import psutil
 
-    me = psutil.Process()
+    root = psutil.Process(pid)
     total = 0
-    for process in [me, *me.children(recursive=True)]:
+    for process in [root, *root.children(recursive=True)]:
         try:
             total += process.memory_full_info().pss
         except (psutil.Error, AttributeError):  # gone, or no PSS on this OS: fall back to RSS

@@ -204,16 +204,9 @@ class MiniWoBClickPeer:
 
     def browser_pss_mb(self) -> float:
         """Proportional memory (PSS) of the chromedriver process and the Chromium processes under it, in MB."""
-        import psutil
+        from mmenvs.benchmarks.harness import tree_pss_mb
 
-        root = psutil.Process(self.env.instance.driver.service.process.pid)
-        total = 0
-        for process in [root, *root.children(recursive=True)]:
-            try:
-                total += process.memory_full_info().pss
-            except (psutil.Error, AttributeError):
-                continue
-        return total / 1024**2
+        return tree_pss_mb(self.env.instance.driver.service.process.pid)
 
     def close(self) -> None:
         """Quit Chromium and its driver."""
