@@ -19,6 +19,7 @@ from mmenvs.toolsandbox.generator import (APP_GROUPS, ARRIVALS, CHALLENGES, FLOW
                                           generate_scenario, valid_apps)
 from mmenvs.toolsandbox.generator.analysis import breakdown_tables, plot_breakdown
 from mmenvs.toolsandbox.generator.careless import CarelessAgent
+from mmenvs.toolsandbox.generator.images import placeholder_images
 from mmenvs.toolsandbox.generator.suites import (load_suite, load_suite_scenario, regenerate, suite_counts, suite_entries, suite_ids,
                                                  train_scenario)
 from mmenvs.toolsandbox.renderers import RENDERERS
@@ -333,9 +334,10 @@ def test_breakdown_marks_missing_image_kinds_unknown():
 @pytest.mark.slow
 def test_many_fresh_scenarios_and_the_whole_pinned_suite_are_solved(env):
     failures = []
-    for s in load_suite("benchmark"):
-        if oracle_f1(env, s) < 1.0 - 1e-9:
-            failures.append(s["id"])
-    for seed in range(300):  # generate_scenario checks each with the oracle before returning it
+    with placeholder_images():  # the oracle never looks at pixels: skip drawing 1,200 images
+        for s in load_suite("benchmark"):
+            if oracle_f1(env, s) < 1.0 - 1e-9:
+                failures.append(s["id"])
+    for seed in range(500):  # generate_scenario checks each with the oracle before returning it
         generate_scenario(900_000 + seed, difficulty=(seed % 5) / 4, render=False)
     assert not failures
