@@ -8,9 +8,13 @@ results by flow, challenge, arrival, image kind and number of images.
 """
 
 from .images import image_spec, render_spec  # noqa: F401  (registers the "rendered" image generator)
+from .analysis import breakdown_tables, plot_breakdown
 from .build import ARRIVALS, CHALLENGES, fingerprint, generate_scenario, valid_apps
+from .careless import CarelessAgent
 from .flows import FLOW_APPS, FLOWS
 from .sinks import APP_GROUPS
+from .suites import SUITES, load_suite, load_suite_scenario, suite_counts, suite_ids, train_scenario
 
-__all__ = ["APP_GROUPS", "ARRIVALS", "CHALLENGES", "FLOWS", "FLOW_APPS", "fingerprint", "generate_scenario", "image_spec",
-           "render_spec", "valid_apps"]
+__all__ = ["APP_GROUPS", "ARRIVALS", "CHALLENGES", "CarelessAgent", "FLOWS", "FLOW_APPS", "SUITES", "breakdown_tables",
+           "fingerprint", "generate_scenario", "image_spec", "load_suite", "load_suite_scenario", "plot_breakdown",
+           "render_spec", "suite_counts", "suite_ids", "train_scenario", "valid_apps"]
