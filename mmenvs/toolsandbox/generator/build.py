@@ -287,7 +287,7 @@ def generate_scenario(seed: int, *, flow: str | None = None, challenge: str | No
             "update": f" I already have an outdated entry for {main[0].label if sink.multi else ctx.title} in there — update that one instead of adding a new one.",
             "cancel": f" I already sent {ctx.recipient['name'] if ctx.recipient else 'them'} a request for {main[0].label} with the wrong amount — cancel that one first.",
             "append": (f" Delete the placeholder message I sent {ctx.recipient['name'] if ctx.recipient else 'them'} earlier ('Details to follow: {main[0].label}') first."
-                       if sink.name == "messaging" else f" There's an old draft with that subject — delete it, then send a fresh email."),
+                       if sink.name == "messaging" else " There's an old draft with that subject — delete it, then send a fresh email."),
         }[sink.revise]
     elif challenge == "error_correction":
         wrong_phrase, careless_raw = _wrong_detail(sink, ctx, raw_main)

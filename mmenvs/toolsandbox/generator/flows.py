@@ -137,7 +137,7 @@ def aggregate(ctx: Context, sink: Sink, family: str, n: int) -> Plan:
     def what(variant: str) -> str:
         base = f"all of these {word} together" if sink.name == "shopping" else f"the combined total of all these {word}"
         if sink.name == "reminders":
-            base = f"all these invoices together (one reminder at 9:00 on the earliest due date, with their total)"
+            base = "all these invoices together (one reminder at 9:00 on the earliest due date, with their total)"
         return base
 
     pivot = f"Actually, leave out {leave_out.label} — that one isn't part of it. Please fix what you did."
@@ -316,7 +316,7 @@ def _compute_by_chart(ctx: Context, sink: Sink, items: list[Item]) -> Plan:
 
     def what(variant: str) -> str:
         if variant == "main":
-            return f"their share of the total of these, as the pie chart splits it"
+            return "their share of the total of these, as the pie chart splits it"
         return f"their share of the total of these, split evenly among the {k} of us on the chart"
 
     return Plan(items, [("chart", "pie_chart", chart)], select, what,

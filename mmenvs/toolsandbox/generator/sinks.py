@@ -14,7 +14,7 @@ from typing import Any
 from ..renderers import sampling as S
 from ..renderers import vocab
 from ..renderers.base import sample_without
-from .items import lookalike_names, money, nice_date, person_name
+from .items import lookalike_names, money, person_name
 from .model import Context, Record, Step
 
 
@@ -145,13 +145,11 @@ class CalendarSink(Sink):
 
     def setup(self, ctx: Context, records: list[Record]) -> None:
         add_profile(ctx)
-        titles = [t for k in vocab.EVENT_KINDS.values() for t in k["titles"]]
         for _ in range(ctx.distractors):
             day = S.add_days(ctx.ref_date, int(ctx.rng.integers(1, 40)))
             start = S.clock(ctx.rng, 8, 18, 30)
             ctx.world.add(self.table, {"title": S.pick(ctx.rng, ("Dentist", "Team sync", "Gym", "Lunch with Sam", "Piano lesson", "Book club")),
                                        "start": _dt(day, start), "end": _dt(day, S.add_minutes(start, 60)), "calendar": "personal"})
-        del titles
 
     def row(self, rec: Record, ctx: Context) -> dict[str, Any]:
         end = rec.end_time or S.add_minutes(rec.time or "09:00", 120)
@@ -380,11 +378,10 @@ class MessagingSink(Sink):
 
     def setup(self, ctx: Context, records: list[Record]) -> None:
         add_profile(ctx)
-        r = ensure_recipient(ctx)
+        ensure_recipient(ctx)
         for p in ctx.notes["people"][: ctx.distractors]:
             ctx.world.add(self.table, {"sender_phone_number": p["phone_number"], "recipient_phone_number": "+1-555-0100",
                                        "content": S.pick(ctx.rng, ("See you soon!", "Thanks!", "Running late", "Call me later"))})
-        del r
 
     def row(self, rec: Record, ctx: Context) -> dict[str, Any]:
         return {"recipient_phone_number": ctx.recipient["phone_number"], "content": rec.text}
