@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mmenvs.macagent.applescript import (AppleScriptError, AppleScriptHost, AppObject, ClassSpec, Constant,
-                                         DialogReply, Limits, ObjectRef, RecordStoreApp, ScriptableApp,
+                                         DialogReply, FileRef, Limits, ObjectRef, RecordStoreApp, ScriptableApp,
                                          ShellResult, StepBudgetExceeded, SystemEventsApp, evaluate,
                                          run_applescript)
 from mmenvs.macagent.applescript.errors import line_col
@@ -1163,7 +1163,6 @@ def test_app_objects_are_coerced_by_their_app() -> None:
     class Files(RecordStoreApp):
         def coerce(self, obj: ObjectRef, type_name: str):  # type: ignore[no-untyped-def]
             if type_name == "alias":
-                from mmenvs.macagent.applescript import FileRef
                 return FileRef("/Users/user/" + self.get_property(obj, "name"), "alias")
             return NotImplemented
 
@@ -1174,3 +1173,6 @@ def test_app_objects_are_coerced_by_their_app() -> None:
     assert run('tell application "Finder" to POSIX path of (file 1 as alias)', host) == "/Users/user/a.txt"
     e = err('tell application "Finder" to get file 1 as date', host)  # NotImplemented: AppleScript's own rules
     assert e.number == -1700
+    assert evaluate('tell application "Finder" to get every file as alias list', host) == [FileRef("/Users/user/a.txt", "alias")]
+    assert run('POSIX file "/Users/user/a.txt" as alias list', host) == "alias Macintosh HD:Users:user:a.txt"
+    assert err('POSIX file "/Users/user/b.txt" as alias list', host).number == -43

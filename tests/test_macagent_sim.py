@@ -554,6 +554,8 @@ def test_finder_items_coerce_to_alias_and_text(b: SimBackend) -> None:
     assert run('tell application "Finder" to POSIX path of (folder "Documents" of home as alias)') == "/Users/user/Documents/"
     assert run('tell application "Finder" to get (folder "Documents" of home) as text') == "Macintosh HD:Users:user:Documents:"
     assert run('tell application "Finder" to get name of home') == "user"  # not the host folder's name
+    assert run('tell application "Finder" to get every file of desktop as alias list') == \
+        "alias Macintosh HD:Users:user:Desktop:a.txt"
 
 
 def test_do_shell_script_line_endings(b: SimBackend) -> None:

@@ -408,13 +408,19 @@ class Interpreter:
 
     def ev_coerce(self, node: N.Coerce) -> Any:
         value = self.strip_plural(self.eval(node.operand))
+        if node.type_name == "alias list":  # Finder's ``every file of desktop as alias list``
+            items = value if isinstance(value, list) else [value]
+            return [self.coerce_value(deref(v), "alias", node) for v in items]
+        return self.coerce_value(value, node.type_name, node)
+
+    def coerce_value(self, value: Any, type_name: str, node: N.Node) -> Any:
         if isinstance(value, AppObject) and hasattr(value.app, "coerce"):
             # an app object is coerced by its app (Finder turns an item into an alias), as the real
             # runtime sends the requested type along with the ``get``
-            out = self.guard(node, lambda: self.app_call(value.app_name, value.app.coerce, value.ref, node.type_name))
+            out = self.guard(node, lambda: self.app_call(value.app_name, value.app.coerce, value.ref, type_name))
             if out is not NotImplemented:
                 return self.wrap(value.app_name, value.app, out, value.desc)
-        out = self.guard(node, lambda: coerce(value, node.type_name, self.tid, self.host.now(),
+        out = self.guard(node, lambda: coerce(value, type_name, self.tid, self.host.now(),
                                               self.limits.max_text_length))
         if isinstance(out, FileRef) and out.kind == "alias" and not self.guard(
                 node, lambda: self.host_call(self.host.path_exists, out.path)):

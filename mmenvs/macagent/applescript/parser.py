@@ -714,6 +714,9 @@ class Parser:
 
     def parse_type_name(self) -> str:
         self.skip_articles()
+        if self.at_words(("alias", "list")):
+            self.pos += 2
+            return "alias list"
         m = self.match_term()
         if m and ("class" in m[1] or "plural" in m[1]):
             n, kinds = m
