@@ -414,3 +414,65 @@ def test_agent_actions_record_calls_results_and_code(code_env: MMToolSandboxEnv,
     code_env.step("```python\nprint(get_image_size('img_0'))\n```")
     (run,) = code_env.agent_actions
     assert run["type"] == "code" and run["tool_calls"][0]["name"] == "get_image_size" and run["tool_calls"][0]["ok"] is False
+
+
+# --- suites: the pinned benchmark is the default; hand-written, held-out and a training stream on request
+
+
+def test_default_suite_is_the_pinned_benchmark_and_other_suites_are_selectable():
+    import gymnasium as gym
+
+    env = gym.make("MMToolSandbox-v0", mode="tool")
+    try:
+        ids = env.unwrapped.task_ids()
+        assert len(ids) == 258 and all(i.startswith("gen-") for i in ids)
+        _, info = env.reset(options={"task_id": "contacts_business_card"})  # any shipped id still loads
+        assert info["task_id"] == "contacts_business_card"
+    finally:
+        env.close()
+    handwritten = gym.make("MMToolSandbox-v0", suite="handwritten")
+    assert set(handwritten.unwrapped.task_ids()) == set(SCENARIOS)
+    handwritten.close()
+    heldout = gym.make("MMToolSandbox-v0", suite="heldout")
+    assert len(heldout.unwrapped.task_ids()) == 112
+    assert not set(heldout.unwrapped.task_ids()) & set(ids)
+    heldout.close()
+    with pytest.raises(ValueError, match="suite must be one of"):
+        gym.make("MMToolSandbox-v0", suite="nope")
+    with pytest.raises(ValueError, match="UI suite"):
+        gym.make("MMToolSandbox-v0", mode="ui", suite="benchmark")
+
+
+def test_train_suite_draws_a_fresh_verified_scenario_per_seed_and_the_oracle_solves_it():
+    import gymnasium as gym
+
+    from mmenvs.baselines import OracleAgent
+    from mmenvs.toolsandbox.generator.suites import pinned_fingerprints
+
+    env = gym.make("MMToolSandbox-v0", mode="tool", suite="train")
+    try:
+        _, first = env.reset(seed=3)
+        _, again = env.reset(seed=3)
+        _, other = env.reset(seed=4)
+        assert first["task_id"] == again["task_id"] != other["task_id"]
+        assert env.unwrapped.task.metadata["fingerprint"] not in pinned_fingerprints()
+        agent = OracleAgent()
+        agent.bind(env.unwrapped)
+        obs, info = env.reset(seed=3)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+        assert info["entity_f1"] == 1.0
+    finally:
+        env.close()
+
+
+def test_eval_summary_has_the_paper_cuts():
+    from mmenvs.toolsandbox.env import MMToolSandboxEnv
+
+    records = [{"task_id": "a", "score": 1.0, "success": True, "error": None,
+                "task_meta": {"flow_type": "compare", "challenge_type": "goal_change", "image_arrival": "late",
+                              "image_kinds": ["receipt"], "num_images": 3}}]
+    tables = MMToolSandboxEnv.summarize_episodes(records)["tables"]
+    assert tables and all(isinstance(rows, dict) for rows in tables.values())
+    assert any("compare" in rows for rows in tables.values())

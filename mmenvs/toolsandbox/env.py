@@ -13,6 +13,7 @@ import numpy as np
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text, extract_code, letterbox, parse_tool_call
 
 from .catalog import full_name_map, toolset_tools, ui_tools
+from .generator.suites import load_suite_scenario, suite_ids, train_scenario
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
 from .schema import column_kinds
 from .rouge import rouge_l_text
@@ -25,6 +26,10 @@ from .user import ScriptedUser, UserMessage, UserSimulator
 from .world import ToolError, World
 
 MODES = ("code", "tool", "ui")
+#: Pinned suites shipped in registry/toolsandbox/suites (generated, fingerprint-checked).
+PINNED_SUITES = ("benchmark", "heldout")
+#: What ``suite=`` selects: a pinned suite, the hand-written scenarios, or a fresh generated stream.
+SUITES = (*PINNED_SUITES, "handwritten", "train")
 _RESULT_CHARS = 20_000
 _WORDS = ("please", "done", "send", "the", "photo", "message", "contact", "event", "cart", "note", "task", "email", "pay", "ok")
 _CODE_PREAMBLE = (
@@ -78,8 +83,11 @@ class MMToolSandboxEnv(MMEnv):
     the recall of the reference solution's tools among them.
 
     ## Starting State
-    A scenario from ``registry/toolsandbox/scenarios`` (``registry/toolsandbox/ui`` in UI mode) chosen by ``options={"task_id": ...}``, given
-    inline with ``options={"task": dict or path}``, or drawn with ``np_random``.
+    A scenario of the selected ``suite`` chosen by ``options={"task_id": ...}`` (any shipped id loads),
+    given inline with ``options={"task": dict or path}``, or drawn with ``np_random``. Suites: "benchmark"
+    (default, the 258 pinned generated scenarios), "heldout" (112 more, never used by the generator's
+    tests), "handwritten" (the 14 scenarios in ``registry/toolsandbox/scenarios``), "train" (a fresh
+    verified scenario generated per seed, never a pinned one); ``mode="ui"`` runs the 50 UI scenarios.
 
     ## Episode End
     Terminated when the user ends the conversation (after the last round, or after repeated failure);
@@ -87,7 +95,7 @@ class MMToolSandboxEnv(MMEnv):
     counting user messages, agent actions and tool results.
 
     ## Arguments
-    ``mode`` ("code" | "tool" | "ui"), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
+    ``mode`` ("code" | "tool" | "ui"), ``suite`` (see Starting State), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
     (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
     default), ``sandbox_timeout`` (s), ``sandbox_isolation``, ``obs_size``, ``reward_mode``,
     ``render_mode``, ``max_messages`` (overrides the scenario's message budget), ``max_steps`` (a cap on agent
@@ -108,9 +116,18 @@ class MMToolSandboxEnv(MMEnv):
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
                  pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
                  sandbox_timeout: float = 10.0, sandbox_isolation: str = "auto", guardrail_zero: bool = True,
-                 max_messages: int | None = None, **kwargs: Any) -> None:
+                 max_messages: int | None = None, suite: str | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if mode == "ui":
+            if suite not in (None, "ui"):
+                raise ValueError(f"mode='ui' runs the UI suite (registry/toolsandbox/ui); suite={suite!r} needs mode 'code' or 'tool'")
+            suite = "ui"
+        elif suite is None:
+            suite = "benchmark"
+        elif suite not in SUITES:
+            raise ValueError(f"suite must be one of {SUITES}, got {suite!r}")
+        self.suite = suite
         if max_messages is not None and (isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 2):
             raise ValueError(f"max_messages must be an integer ≥ 2, got {max_messages!r}")
         self._max_steps_given = kwargs.get("max_steps") is not None
@@ -148,23 +165,42 @@ class MMToolSandboxEnv(MMEnv):
         self.ui: UIServer | None = None
 
     # ------------------------------------------------------------------ tasks
-    def _suite_paths(self) -> dict[str, Path]:
-        """The suite of this mode: the UI scenarios in ``mode="ui"``, the shipped scenarios otherwise."""
-        return ui_scenario_paths() if self.mode == "ui" else shipped_scenario_paths()
-
     def task_ids(self) -> list[str]:
-        return list(self._suite_paths())
+        """The ids of the selected suite ("train" has none: it draws a fresh scenario per seed)."""
+        if self.suite == "ui":
+            return list(ui_scenario_paths())
+        if self.suite == "handwritten":
+            return list(shipped_scenario_paths())
+        if self.suite == "train":
+            return []
+        return suite_ids(self.suite)
 
     def load_task(self, task_id: str) -> Scenario:
-        paths = self._suite_paths()
-        if task_id not in paths:
-            raise ValueError(f"MMToolSandbox-v0 (mode={self.mode!r}): unknown task_id {task_id!r}; valid ids: {', '.join(paths)}")
+        """A shipped scenario by id: from the UI suite in ``mode="ui"``, otherwise from any of the pinned
+        suites (benchmark, heldout) or the hand-written ones, whichever holds the id."""
         if task_id not in self._scenarios:  # parsed and its template built once per env
-            scenario = load_scenario(paths[task_id], ui=self.mode == "ui")
-            if scenario.id != task_id:
-                raise ValueError(f"{paths[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
-            self._scenarios[task_id] = scenario
+            self._scenarios[task_id] = self._load_shipped(task_id)
         return self._scenarios[task_id]
+
+    def _load_shipped(self, task_id: str) -> Scenario:
+        files = ui_scenario_paths() if self.mode == "ui" else shipped_scenario_paths()
+        if task_id in files:
+            scenario = load_scenario(files[task_id], ui=self.mode == "ui")
+            if scenario.id != task_id:
+                raise ValueError(f"{files[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
+            return scenario
+        if self.mode != "ui":
+            for name in PINNED_SUITES:
+                if task_id in suite_ids(name):
+                    return load_scenario(load_suite_scenario(name, task_id))
+        sample = ", ".join(self.task_ids()[:3]) or ", ".join(list(files)[:3])
+        raise ValueError(f"MMToolSandbox-v0 (mode={self.mode!r}, suite={self.suite!r}): unknown task_id {task_id!r}; "
+                         f"the suite has {len(self.task_ids())} scenarios, e.g. {sample}")
+
+    def sample_task(self, rng: np.random.Generator) -> Scenario:
+        if self.suite == "train":  # a fresh generated scenario per draw, never one of the pinned suites
+            return load_scenario(train_scenario(int(rng.integers(2**31))))
+        return super().sample_task(rng)
 
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path | Scenario) -> Scenario:
         if isinstance(spec, Scenario):  # already validated (and its template built): reuse it
@@ -173,8 +209,18 @@ class MMToolSandboxEnv(MMEnv):
 
     def task_metadata(self) -> dict[str, Any]:
         meta = self.task.metadata
-        return {"flow_type": meta["flow_type"], "challenge_type": meta["challenge_type"], "image_arrival": meta["image_arrival"],
-                "apps": list(meta["apps"]), "num_images": len(self.task.images), "num_rounds": len(self.task.rounds)}
+        fields = {"flow_type": meta["flow_type"], "challenge_type": meta["challenge_type"], "image_arrival": meta["image_arrival"],
+                  "apps": list(meta["apps"]), "num_images": len(self.task.images), "num_rounds": len(self.task.rounds)}
+        if "image_kinds" in meta:  # generated scenarios name the kinds of their images
+            fields["image_kinds"] = sorted(set(meta["image_kinds"]))
+        return fields
+
+    @classmethod
+    def summarize_episodes(cls, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The paper's cuts (Fig. 5, Table 12): F1 and success by flow, challenge, arrival, image kind, image count."""
+        from .generator.analysis import breakdown_tables
+
+        return {"tables": breakdown_tables(records)}
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:

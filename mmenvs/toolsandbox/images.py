@@ -185,5 +185,9 @@ def render_image(spec: Mapping[str, Any] | str, where: str) -> np.ndarray:
             raise ValueError(f"{where}: cannot read image file {full}: {exc}") from None
     kind = spec.get("generator")
     if kind not in GENERATORS:
+        # The scenario generator registers its "rendered" images when imported; scenario files that use
+        # them must load in a process that never imported it, so import it on first need.
+        import mmenvs.toolsandbox.generator  # noqa: F401
+    if kind not in GENERATORS:
         raise ValueError(f"{where}.generator must be one of {', '.join(GENERATORS)}, got {kind!r}")
     return np.asarray(GENERATORS[kind](spec, where))
