@@ -1154,6 +1154,10 @@ def test_contents_of_an_object_asks_the_app_when_its_dictionary_has_contents() -
     notes = make_notes()
     host = AppleScriptHost({"Terminal": term, "Notes": notes})
     assert run('tell application "Terminal" to get contents of window 1', host) == "user@Mac ~ % ls\n"
+    assert run('tell application "Terminal" to tell window 1 to get contents', host) == "user@Mac ~ % ls\n"
+    # the loop idiom ``set w to contents of w`` still gives the item
+    assert run('tell application "Terminal"\nrepeat with w in windows\nset w to contents of w\nend repeat\n'
+               'get name of w\nend tell', host) == "zsh"
     # without a ``contents`` property, the contents of a reference is the object itself
     assert run('tell application "Notes" to get name of (contents of note 1)', host) == "Groceries"
     assert run('set l to {5, 6}\nrepeat with x in l\nset y to contents of x\nend repeat\ny', host) == "6"

@@ -655,11 +655,12 @@ class Interpreter:
 
     def property_of(self, target: Any, name: str) -> Any:
         if name == "contents":
-            target = deref(target)
-            # ``contents of`` a reference is the object itself, unless the app's dictionary declares a
-            # ``contents`` property (Terminal's tabs and windows, a document's text): then it is asked
-            if not (isinstance(target, AppObject) and self._app_declares(target.app, "contents")):
-                return target
+            # ``contents of`` a loop reference (``repeat with w in windows``) is the item; ``contents of``
+            # an app object is the object itself, unless the app's dictionary declares a ``contents``
+            # property (Terminal's tabs and windows): then the app is asked
+            if isinstance(target, ItemRef) or not (isinstance(target, AppObject)
+                                                   and self._app_declares(target.app, "contents")):
+                return deref(target)
         target = deref(target)
         if isinstance(target, Plural):
             return Plural(self.property_of(t, name) for t in target)
