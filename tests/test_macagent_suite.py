@@ -64,7 +64,7 @@ def failures_of(env: MacAgentEnv, task_ids: list[str]) -> list:
 
 def test_grown_suite_shape(env):
     seeds = grown_seeds(env)
-    assert len(seeds) >= 80
+    assert len(seeds) >= 110
     tasks = [seed.variant(0) for seed in seeds]
     assert {app for t in tasks for app in t.apps} == set(APPS)
     assert {t.category for t in tasks} == set(CATEGORIES)
@@ -72,7 +72,7 @@ def test_grown_suite_shape(env):
     assert kinds["both"] >= 0.5 * len(tasks), kinds  # the paper: ~60% of tasks need GUI and CLI
     assert kinds["gui"] >= 3 and kinds["cli"] >= 3, kinds
     multi = [t for t in tasks if len(t.apps) > 1]
-    assert len(multi) >= 40 and all(2 <= len(t.checkpoints) <= 7 for t in multi)
+    assert len(multi) >= 60 and all(2 <= len(t.checkpoints) <= 7 for t in multi)
     assert sum(any(c.guard for c in t.checkpoints) for t in tasks) >= 10
     for seed in seeds:  # four variants that differ in parameters; several instruction templates each
         variants = [seed.variant(k) for k in range(4)]
