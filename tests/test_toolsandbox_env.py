@@ -341,7 +341,7 @@ def test_callable_tool_specs_follow_the_working_set(tool_env: MMToolSandboxEnv) 
 def test_gallery_images_in_initial_entities_are_usable(tool_env: MMToolSandboxEnv) -> None:
     data = _valid()
     data["id"] = "gallery_start"
-    data["images"]["old"] = {"generator": "document", "title": "Old scan", "lines": ["x"]}
+    data["images"]["old"] = {"generator": "rendered", "kind": "business_card", "seed": 3, "facts": {"name": "Ada Quinn", "company": "Quinn & Co"}}
     data["initial_entities"]["photos"] = [{"image_id": "{image:old}", "album": "Scans"}]
     obs, info = tool_env.reset(options={"task": data})
     assert "img_1" in tool_env.world.visible and "img_1" not in obs["text"]

@@ -31,7 +31,8 @@ def big_scenario(entities: int = 500) -> Scenario:
     }
     data = {
         "id": "bench_500", "reference_time": "2025-03-10T09:00:00", "initial_entities": initial,
-        "images": {"doc": {"generator": "document", "title": "Bench", "lines": ["one", "two"]}},
+        "images": {"doc": {"generator": "rendered", "kind": "handwritten_note", "seed": 0,
+                           "facts": {"note_type": "todo", "title": "Bench", "items": [{"task": "one"}, {"task": "two"}]}}},
         "rounds": [{"query": "Add a note titled Bench.", "provide": ["doc"]}],
         "expected_changes": [{"table": "notes", "op": "create", "rows": [{"title": "Bench"}]}],
         "reference_solution": [{"tool": "notes_create_note", "arguments": {"title": "Bench"}}, {"say": "Done."}],
