@@ -440,7 +440,7 @@ def test_default_suite_is_the_pinned_benchmark_and_other_suites_are_selectable()
     with pytest.raises(ValueError, match="suite must be one of"):
         gym.make("MMToolSandbox-v0", suite="nope")
     with pytest.raises(ValueError, match="UI suite"):
-        gym.make("MMToolSandbox-v0", mode="ui", suite="benchmark")
+        gym.make("MMToolSandbox-v0", mode="ui", suite="heldout")
 
 
 def test_train_suite_draws_a_fresh_verified_scenario_per_seed_and_the_oracle_solves_it():

@@ -14,6 +14,7 @@ from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text
 
 from .catalog import full_name_map, toolset_tools, ui_tools
 from .generator.suites import load_suite_scenario, suite_ids, train_scenario
+from .generator.ui_convert import load_ui_suite_scenario, ui_suite_ids
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
 from .schema import column_kinds
 from .rouge import rouge_l_text
@@ -30,6 +31,9 @@ MODES = ("code", "tool", "ui")
 PINNED_SUITES = ("benchmark", "heldout")
 #: What ``suite=`` selects: a pinned suite, the hand-written scenarios, or a fresh generated stream.
 SUITES = (*PINNED_SUITES, "handwritten", "train")
+#: ``suite=`` in ``mode="ui"``: the 50 scenarios converted from the pinned benchmark (default), or the 50
+#: hand-authored ones on the hand-written worlds (registry/toolsandbox/ui).
+UI_SUITES = ("benchmark", "ui-handwritten")
 _RESULT_CHARS = 20_000
 _WORDS = ("please", "done", "send", "the", "photo", "message", "contact", "event", "cart", "note", "task", "email", "pay", "ok")
 _CODE_PREAMBLE = (
@@ -87,7 +91,9 @@ class MMToolSandboxEnv(MMEnv):
     given inline with ``options={"task": dict or path}``, or drawn with ``np_random``. Suites: "benchmark"
     (default, the 258 pinned generated scenarios), "heldout" (112 more, never used by the generator's
     tests), "handwritten" (the 14 scenarios in ``registry/toolsandbox/scenarios``), "train" (a fresh
-    verified scenario generated per seed, never a pinned one); ``mode="ui"`` runs the 50 UI scenarios.
+    verified scenario generated per seed, never a pinned one). In ``mode="ui"``: "benchmark" (default, 50
+    pinned scenarios converted to UI decisions, registry/toolsandbox/ui_suite) or "ui-handwritten" (the 50
+    hand-authored UI scenarios of registry/toolsandbox/ui); a task id of either loads in UI mode.
 
     ## Episode End
     Terminated when the user ends the conversation (after the last round, or after repeated failure);
@@ -120,9 +126,11 @@ class MMToolSandboxEnv(MMEnv):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if mode == "ui":
-            if suite not in (None, "ui"):
-                raise ValueError(f"mode='ui' runs the UI suite (registry/toolsandbox/ui); suite={suite!r} needs mode 'code' or 'tool'")
-            suite = "ui"
+            if suite is None:
+                suite = "benchmark"
+            elif suite not in UI_SUITES:
+                raise ValueError(f"mode='ui' runs a UI suite, one of {UI_SUITES} (the benchmark's 50 UI conversions, or the 50 "
+                                 f"hand-authored ones); suite={suite!r} needs mode 'code' or 'tool'")
         elif suite is None:
             suite = "benchmark"
         elif suite not in SUITES:
@@ -167,8 +175,8 @@ class MMToolSandboxEnv(MMEnv):
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
         """The ids of the selected suite ("train" has none: it draws a fresh scenario per seed)."""
-        if self.suite == "ui":
-            return list(ui_scenario_paths())
+        if self.mode == "ui":
+            return list(ui_scenario_paths()) if self.suite == "ui-handwritten" else ui_suite_ids()
         if self.suite == "handwritten":
             return list(shipped_scenario_paths())
         if self.suite == "train":
@@ -176,8 +184,8 @@ class MMToolSandboxEnv(MMEnv):
         return suite_ids(self.suite)
 
     def load_task(self, task_id: str) -> Scenario:
-        """A shipped scenario by id: from the UI suite in ``mode="ui"``, otherwise from any of the pinned
-        suites (benchmark, heldout) or the hand-written ones, whichever holds the id."""
+        """A shipped scenario by id: in ``mode="ui"`` from either UI suite (converted or hand-authored), otherwise
+        from any of the pinned suites (benchmark, heldout) or the hand-written ones, whichever holds the id."""
         if task_id not in self._scenarios:  # parsed and its template built once per env
             self._scenarios[task_id] = self._load_shipped(task_id)
         return self._scenarios[task_id]
@@ -189,6 +197,8 @@ class MMToolSandboxEnv(MMEnv):
             if scenario.id != task_id:
                 raise ValueError(f"{files[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
             return scenario
+        if self.mode == "ui" and task_id in ui_suite_ids():
+            return load_scenario(load_ui_suite_scenario(task_id), ui=True)
         if self.mode != "ui":
             for name in PINNED_SUITES:
                 if task_id in suite_ids(name):
