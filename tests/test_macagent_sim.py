@@ -614,3 +614,12 @@ def test_sim_commands_in_the_session_skip_the_python_shim(b: SimBackend) -> None
     assert b.run_shell("pbpaste | tail -1").stdout == 'line 39999 "x"\n'
     # without the session's client the shim still answers
     assert b.run_shell("unset __mm_host_pl; osascript -e 'return 8'").stdout == "8\n"
+
+
+def test_shell_date_is_the_desktop_clock(b: SimBackend) -> None:
+    assert b.run_shell("date '+%Y-%m-%d %H:%M'").stdout == NOW.strftime("%Y-%m-%d %H:%M") + "\n"
+    b.advance_time(90 * 60)
+    assert b.run_shell("date -u +%H:%M").stdout == "11:11\n"
+    assert b.run_applescript('do shell script "date +%F"') == NOW.strftime("%Y-%m-%d")
+    # an explicit date is the real command's business
+    assert b.run_shell("date -d 2024-01-02 +%F; date -ud '2024-01-02 10:00' +%H").stdout == "2024-01-02\n10\n"

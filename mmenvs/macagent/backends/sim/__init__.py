@@ -58,6 +58,7 @@ The shell (``run_shell``) is a :class:`~mmenvs.sandbox.ShellSandbox` with the ho
 ``defaults``, ``pbcopy``, ``pbpaste``, ``networksetup``, ``sw_vers``, ``curl`` (offline web) and
 ``screencapture``. In the session they are shell functions with a small Perl socket client (a few ms a
 call); programs that exec them (``xargs``, ``bash -c``) reach the sandbox's Python shim on PATH instead.
+The session's ``date`` shows the desktop's clock (``date -d …`` is the real command).
 """
 
 from .backend import SimBackend, SimInternalError

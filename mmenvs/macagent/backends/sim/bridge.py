@@ -5,6 +5,7 @@ finds on its PATH, answered by the desktop: ``osascript``, ``open``, ``defaults`
 
 from __future__ import annotations
 
+import calendar
 import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -202,6 +203,12 @@ def _session_init() -> str:
     for c in _HOST_COMMANDS:
         cwd = f' "{_CWD_FLAG}$PWD"' if c in _CWD_AWARE else ""
         lines.append(f'{c}() {{ __mm_host {c}{cwd} "$@"; }}')
+    # ``date`` shows the desktop's clock (the task's time), not the host's; a date given with -d/-r/-f
+    # or setting the clock (-s) goes to the real command as it is
+    lines.append('date() { local __a; for __a in "$@"; do case "$__a" in -I*) ;; '
+                 '-[drfs]*|-[!-]*[drfs]*|--date*|--reference*|--file*|--set*) command date "$@"; return;; esac; done; '
+                 'local __t; __t=$(__mm_host __mm_clock) && [ -n "$__t" ] || { command date "$@"; return; }; '
+                 'command date -d "@$__t" "$@"; }')
     return "\n".join(lines) + "\n"
 
 
@@ -514,9 +521,14 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         p.write_bytes(buf.getvalue())
         return "", "", 0
 
+    def clock(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        # the desktop's clock as seconds since the epoch, read as UTC (the shell's TZ), so that the
+        # session's ``date`` shows the time the menu bar shows
+        return f"{calendar.timegm(backend._desk().now.timetuple())}\n", "", 0
+
     return {"osascript": with_cwd(osascript), "open": with_cwd(open_cmd), "defaults": defaults, "pbcopy": pbcopy,
             "pbpaste": pbpaste, "networksetup": networksetup, "sw_vers": sw_vers, "curl": with_cwd(curl),
-            "screencapture": with_cwd(screencapture)}
+            "screencapture": with_cwd(screencapture), "__mm_clock": clock}
 
 
 def _resolve(backend: "SimBackend", path: str, cwd: str | None = None) -> Path:
