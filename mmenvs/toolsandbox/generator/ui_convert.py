@@ -349,6 +349,35 @@ def _mentions(value: Any, labels: list[str]) -> bool:
     return any(label in text for label in labels)
 
 
+def _source_decision(scenario: dict[str, Any], items: list[Candidate]) -> _Decision | None:
+    flow, last = scenario["metadata"]["flow_type"], scenario["rounds"][-1]
+    decision = _decision(flow, last["query"], items, scenario)
+    if decision is not None and scenario["metadata"].get("challenge_type") == "goal_change" and "goal_change" in last:
+        # the stated request stays public; the changed goal becomes the private choice
+        decision = _changed_decision(flow, decision, last["goal_change"]["text"], items)
+    return decision
+
+
+def private_criterion(scenario: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``to_ui_scenario`` makes private for a source scenario (None when it finds no decision):
+    ``choose`` and ``pick`` of the ``ui`` block, ``phrase`` (the criterion as the source's user stated it),
+    ``secrets`` (strings of the source's wording that the agent must never see in the UI variant) and
+    ``chosen`` (the labels the criterion selects)."""
+    items = candidates(scenario)
+    decision = _source_decision(scenario, items)
+    if decision is None:
+        return None
+    secrets = [decision.phrase]
+    m = re.search(r"(cheapest|most expensive|earliest|latest|best-rated)", decision.phrase)
+    if m:
+        secrets.append(m.group(1))
+    budget = re.search(r"at most (\$[\d,]+\.\d\d)", decision.phrase)
+    if budget:
+        secrets.append(budget.group(1))
+    return {"choose": {decision.kind: decision.arg}, "pick": decision.pick, "phrase": decision.phrase, "secrets": secrets,
+            "chosen": [c.label for c in _chosen(decision, items)]}
+
+
 def to_ui_scenario(scenario: dict[str, Any]) -> dict[str, Any] | None:
     """The UI-mode variant of a generated scenario, or None when its decision cannot be put on a screen.
 
@@ -375,10 +404,7 @@ def to_ui_scenario(scenario: dict[str, Any]) -> dict[str, Any] | None:
     rounds = copy.deepcopy(scenario["rounds"])
     last = rounds[-1]
     goal_change = meta.get("challenge_type") == "goal_change" and "goal_change" in last
-    decision = _decision(flow, last["query"], items, scenario)
-    if decision is not None and goal_change:
-        # the stated request stays public; the changed goal becomes the private choice
-        decision = _changed_decision(flow, decision, last["goal_change"]["text"], items)
+    decision = _source_decision(scenario, items)
     if decision is None or len(items) < 2:
         return None
     chosen = _chosen(decision, items)
