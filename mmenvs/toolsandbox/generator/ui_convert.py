@@ -31,7 +31,7 @@ user (``ui.decide.react``) here and by the oracle in UI mode in the tests.
 The UI suite (``registry/toolsandbox/ui_suite/benchmark.jsonl``) stores, per scenario, the source id
 and fingerprint and the converted scenario's fingerprint; the scenario is converted on load (a few
 milliseconds). The converter is deterministic and the sources are pinned, so storing the converted
-JSON would only duplicate the source (~1 KB of index instead of ~250 KB of scenarios); a converter
+JSON would only duplicate the source (a 17 KB index instead of ~250 KB of scenarios); a converter
 change that alters a scenario is caught by the fingerprint check (rebuild with
 ``python -m mmenvs.toolsandbox.generator.ui_convert``).
 """
@@ -231,18 +231,22 @@ def _pronoun(pick: str) -> str:
 
 
 def _rewrite_query(query: str, decision: _Decision, chosen: list[Candidate], items: list[Candidate]) -> str:
+    """The action round's query without the criterion, and without naming the chosen item in the challenge's phrases."""
     text = query.replace(decision.phrase, decision.neutral, 1)
-    it = _pronoun(decision.pick)
-    one = "the one I choose" if decision.pick == "one" else "one of them"
+    one = decision.pick == "one"
     for c in sorted(chosen, key=lambda c: -len(c.label)):
-        label = re.escape(c.label)
-        text = re.sub(rf"\(I think {label} is at ", f"(I think {it} is at " if it == "it" else "(I think one of them is at ", text)
-        text = re.sub(rf"\(I think {label} came to ", f"(I think {it} came to ", text)
-        text = re.sub(rf"\(It's the {label} ([^,]+), I believe\.\)", lambda m: f"(It's the {m.group(1)} version, I believe.)" if it == "it"
-                      else f"(One of them is the {m.group(1)} version, I believe.)", text)
-        text = re.sub(rf"an outdated entry for {label} in there", f"an outdated entry for {one} in there", text)
-        text = re.sub(rf"a request for {label} with the wrong amount", f"a request for {one} with the wrong amount", text)
-        text = re.sub(rf"\('Details to follow: {label}'\)", "('Details to follow: …')", text)
+        label = c.label
+        for before, after in ((f"(I think {label} is at ", "(I think it is at " if one else "(I think one of them is at "),
+                              (f"(I think {label} came to ", "(I think it came to " if one else "(I think one of them came to "),
+                              (f"an outdated entry for {label} in there", "an outdated entry for " + ("the one I choose" if one else "one of them") + " in there"),
+                              (f"a request for {label} with the wrong amount", "a request for " + ("it" if one else "one of them") + " with the wrong amount"),
+                              (f"('Details to follow: {label}')", "('Details to follow: …')")):
+            text = text.replace(before, after)
+        lookalike = f"(It's the {label} "
+        if lookalike in text:  # the user's wrong detail names the look-alike listing: keep only what differs
+            head, _, tail = text.partition(lookalike)
+            version, _, rest = tail.partition(", I believe.)")
+            text = head + (f"(It's the {version} version, I believe.)" if one else f"(One of them is the {version} version, I believe.)") + rest
     return text + " Show me the options on a screen and I'll choose."
 
 
@@ -400,8 +404,10 @@ def to_ui_scenario(scenario: dict[str, Any]) -> dict[str, Any] | None:
         raise ValueError(f"to_ui_scenario: scenario {sid!r} has unknown flow {flow!r}; convertible flows: {', '.join(DECISION_FLOWS)}")
     if "seed" not in meta or "family" not in meta:
         raise ValueError(f"to_ui_scenario: scenario {sid!r} is not a generated scenario (metadata lacks seed/family)")
+    scenario = json.loads(json.dumps(scenario))  # a private copy (the caller's dict stays as it is); faster than deepcopy
+    meta = scenario["metadata"]
     items = candidates(scenario)
-    rounds = copy.deepcopy(scenario["rounds"])
+    rounds = scenario["rounds"]
     last = rounds[-1]
     goal_change = meta.get("challenge_type") == "goal_change" and "goal_change" in last
     decision = _source_decision(scenario, items)
@@ -411,7 +417,7 @@ def to_ui_scenario(scenario: dict[str, Any]) -> dict[str, Any] | None:
     if not chosen or len(chosen) == len(items):
         return None  # nothing to choose, or everything: not a decision
     # the criterion must select what the stored solution acts on (its writes name the chosen items)
-    solution = copy.deepcopy(scenario["reference_solution"])
+    solution = scenario["reference_solution"]
     start = _last_round_start(solution, len(rounds))
     segment = solution[start:]
     writes = [s for s in segment if "tool" in s and not _READ.search(s["tool"])]
@@ -457,10 +463,10 @@ def to_ui_scenario(scenario: dict[str, Any]) -> dict[str, Any] | None:
         "id": f"ui-{sid}",
         "description": f"UI variant of {sid}: the user chooses on a screen. " + scenario.get("description", ""),
         "reference_time": scenario["reference_time"],
-        "initial_entities": copy.deepcopy(scenario["initial_entities"]),
-        "images": copy.deepcopy(scenario["images"]),
+        "initial_entities": scenario["initial_entities"],
+        "images": scenario["images"],
         "rounds": rounds,
-        "expected_changes": copy.deepcopy(scenario["expected_changes"]),
+        "expected_changes": scenario["expected_changes"],
         "reference_solution": new_solution,
         "metadata": ui_meta,
     }
