@@ -33,7 +33,8 @@ STARTER = frozenset({
 
 @pytest.fixture(scope="module")
 def env():
-    environment = MacAgentEnv()
+    # the oracle acts by coordinates and keys and checkpoints never read the screen: no a11y tree or screenshot store
+    environment = MacAgentEnv(a11y=False, store_screenshots=False)
     yield environment
     environment.close()
 
