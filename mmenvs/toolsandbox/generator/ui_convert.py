@@ -48,7 +48,7 @@ from typing import Any
 
 from mmenvs.core import registry_path
 
-from ..ui.decide import parse_decisions, react
+from ..ui.decide import interaction_mismatches, parse_decisions, react
 from ..ui.schema import validate_screen
 from .build import fingerprint
 from .items import money, nice_date
@@ -313,16 +313,7 @@ def _check_with_user(ui_block: dict[str, Any], screen: dict[str, Any], scenario:
     keys = list(scenario["images"])
     concrete = json.loads(re.sub(r"\{image:([A-Za-z0-9_\-]+)\}", lambda m: f"img_{keys.index(m.group(1))}", json.dumps(screen)))
     reaction = react(parse_decisions(ui_block, "ui"), validate_screen(concrete), "screen_1")
-    if reaction.arguments is None:
-        return False
-    for key, value in expect.items():
-        got = reaction.arguments.get(key)
-        if key == "selected":
-            if {k: sorted(v) for k, v in (got or {}).items()} != {k: sorted(v) for k, v in value.items()}:
-                return False
-        elif got != value:
-            return False
-    return True
+    return reaction.arguments is not None and not interaction_mismatches([expect], [reaction.arguments])
 
 
 # ---------------------------------------------------------------------------------------------- the converter
