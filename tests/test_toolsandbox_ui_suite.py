@@ -147,6 +147,17 @@ def test_oracle_scores_one_every_click_matches_and_the_criterion_never_leaks(env
                 assert label not in "\n".join(user_before), (ui_id, label)
 
 
+def test_the_leak_check_would_see_the_source_wording(env: MMToolSandboxEnv, sources: dict[str, dict[str, Any]]) -> None:
+    # the check above is not vacuous: with the source's query put back, its criterion reaches the agent
+    ui_id = next(i for i in UI_IDS if "cooperative" in i)
+    data = load_ui_suite_scenario(ui_id)
+    data["rounds"][-1]["query"] = sources[ui_id]["rounds"][-1]["query"]
+    with placeholder_images():
+        info, seen = _play(env, {"task": data})
+    assert info["entity_f1"] == pytest.approx(1.0)
+    assert all(secret in "\n".join(seen) for secret in private_criterion(sources[ui_id])["secrets"])
+
+
 def test_careless_agent_that_never_shows_a_screen_scores_lower(env: MMToolSandboxEnv) -> None:
     scores = {}
     with placeholder_images():
