@@ -476,3 +476,22 @@ def test_eval_summary_has_the_paper_cuts():
     tables = MMToolSandboxEnv.summarize_episodes(records)["tables"]
     assert tables and all(isinstance(rows, dict) for rows in tables.values())
     assert any("compare" in rows for rows in tables.values())
+
+
+def test_scenario_cache_is_bounded():
+    import gymnasium as gym
+
+    from mmenvs.toolsandbox.env import SCENARIO_CACHE_SIZE
+
+    env = gym.make("MMToolSandbox-v0", mode="tool")
+    try:
+        ids = env.unwrapped.task_ids()[: SCENARIO_CACHE_SIZE + 5]
+        for task_id in ids:
+            env.unwrapped.load_task(task_id)
+        cached = list(env.unwrapped._scenarios)
+        assert len(cached) == SCENARIO_CACHE_SIZE
+        assert cached[-1] == ids[-1] and ids[0] not in cached  # least recently used went first
+        first = env.unwrapped.load_task(ids[0])  # reloads and evicts the next oldest
+        assert first.id == ids[0] and ids[5] not in env.unwrapped._scenarios
+    finally:
+        env.close()

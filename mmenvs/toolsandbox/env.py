@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -27,6 +28,8 @@ from .user import ScriptedUser, UserMessage, UserSimulator
 from .world import ToolError, World
 
 MODES = ("code", "tool", "ui")
+#: Parsed scenarios an env keeps (template + images) so that resets of recent scenarios take milliseconds.
+SCENARIO_CACHE_SIZE = 32
 #: Pinned suites shipped in registry/toolsandbox/suites (generated, fingerprint-checked).
 PINNED_SUITES = ("benchmark", "heldout")
 #: What ``suite=`` selects: a pinned suite, the hand-written scenarios, or a fresh generated stream.
@@ -157,7 +160,9 @@ class MMToolSandboxEnv(MMEnv):
         self.sandbox_isolation = sandbox_isolation
         self._sandbox: Any = None
         self._kinds = column_kinds()
-        self._scenarios: dict[str, Scenario] = {}
+        # Parsed scenarios with their DB templates and rendered images, most recently used last. Bounded:
+        # a run over the 258-scenario suite would otherwise keep every scenario's pixels alive.
+        self._scenarios: OrderedDict[str, Scenario] = OrderedDict()
         self.world: World | None = None
         self._before: Any = None
         self.messages = 0
@@ -186,8 +191,12 @@ class MMToolSandboxEnv(MMEnv):
     def load_task(self, task_id: str) -> Scenario:
         """A shipped scenario by id: in ``mode="ui"`` from either UI suite (converted or hand-authored), otherwise
         from any of the pinned suites (benchmark, heldout) or the hand-written ones, whichever holds the id."""
-        if task_id not in self._scenarios:  # parsed and its template built once per env
+        if task_id in self._scenarios:
+            self._scenarios.move_to_end(task_id)
+        else:
             self._scenarios[task_id] = self._load_shipped(task_id)
+            while len(self._scenarios) > SCENARIO_CACHE_SIZE:
+                self._scenarios.popitem(last=False)
         return self._scenarios[task_id]
 
     def _load_shipped(self, task_id: str) -> Scenario:
