@@ -67,3 +67,16 @@ def test_discrete_actions_and_image_observation():
     assert env.step(1)[2] is True
     with pytest.raises(ValueError):
         DiscreteActions(gym.make("DebugEcho-v0"), [])
+
+
+def test_load_jsonl_gives_locations_and_names_bad_lines(tmp_path):
+    from mmenvs.core import load_jsonl
+
+    path = tmp_path / "suite.jsonl"
+    path.write_text('{"id": 1}\n\n{"id": 2}\n')
+    assert load_jsonl(path) == [(f"{path}:1", {"id": 1}), (f"{path}:3", {"id": 2})]
+    path.write_text('{"id": 1}\n{"id": \n')
+    with pytest.raises(ValueError, match=r"suite.jsonl:2: invalid JSON in the suite at column"):
+        load_jsonl(path, "the suite")
+    with pytest.raises(ValueError, match="cannot read the suite"):
+        load_jsonl(tmp_path / "missing.jsonl", "the suite")

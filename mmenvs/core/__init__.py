@@ -6,13 +6,13 @@ from .env import ActionOutcome, Evaluation, MMEnv
 from .images import ImageNotFound, ImageRecord, ImageStore
 from .metrics import breakdown, mean_ci, pass_at_k, pass_hat_k, summarize_attempts
 from .recorder import EpisodeRecorder, read_episode
-from .registry import env_specs, load_json, register_envs, registry_path
+from .registry import env_specs, load_json, load_jsonl, register_envs, registry_path
 from .spaces import UnicodeText, clip_text, image_space, letterbox, to_rgb
 
 __all__ = [
     "ActionError", "ActionOutcome", "CodeBlock", "EpisodeRecorder", "Evaluation", "ImageNotFound", "ImageRecord",
     "ImageStore", "MMEnv", "ToolCall", "UnicodeText", "breakdown", "clip_text", "code_blocks", "control_word",
-    "env_specs", "extract_answer", "extract_code", "image_space", "letterbox", "load_json", "mean_ci",
+    "env_specs", "extract_answer", "extract_code", "image_space", "letterbox", "load_json", "load_jsonl", "mean_ci",
     "parse_tool_call", "pass_at_k", "pass_hat_k", "read_episode", "register_envs", "registry_path",
     "summarize_attempts", "to_rgb",
 ]

@@ -64,6 +64,26 @@ def load_json(path: str | Path, what: str = "file") -> Any:
         raise ValueError(f"{path}: invalid JSON in {what} at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
 
 
+def load_jsonl(path: str | Path, what: str = "file") -> list[tuple[str, Any]]:
+    """Each non-blank line of a JSON Lines file, decoded, with its location ``"path:line"`` for errors.
+
+    Raises ``ValueError`` naming the file (and the line and column of a syntax error)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((f"{path}:{number}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: invalid JSON in {what} at column {exc.colno}: {exc.msg}") from None
+    return rows
+
+
 def parse_env_spec(data: Any, source: str) -> EnvSpecData:
     """Validate one env declaration; errors name the file, the field and what was expected."""
     if not isinstance(data, dict):

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 from PIL import Image
 
-from mmenvs.core import ImageStore, registry_path
+from mmenvs.core import ImageStore, load_jsonl, registry_path
 
 from .tools import TOOLS, ToolCallResult, ToolError, call_tool, map_paper_name
 
@@ -354,20 +354,7 @@ def validate_problem(problem: Problem, image: np.ndarray | None = None, target: 
 def load_suite(path: str | Path | None = None) -> list[Problem]:
     """The pinned suite (``registry/vtc/suite.jsonl`` by default), one problem per line."""
     path = Path(path) if path is not None else registry_path(*SUITE_FILE)
-    problems = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the VTC-Bench suite: {exc.strerror or exc}") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: invalid JSON at column {exc.colno}: {exc.msg}") from None
-        problems.append(problem_from_dict(data, f"{path}:{number}"))
-    return problems
+    return [problem_from_dict(data, where) for where, data in load_jsonl(path, "the VTC-Bench suite")]
 
 
 def write_suite(problems: Iterable[Problem], path: str | Path) -> Path:

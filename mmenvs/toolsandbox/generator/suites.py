@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from mmenvs.core import registry_path
+from mmenvs.core import load_jsonl, registry_path
 
 from .build import ARRIVALS, CHALLENGES, fingerprint, generate_scenario
 from .flows import FLOW_APPS, FLOWS
@@ -53,21 +53,11 @@ def _check(name: str) -> None:
 def suite_entries(name: str) -> tuple[dict[str, Any], ...]:
     """The stored lines of a suite: id, seed, flow, challenge, arrival, apps, difficulty, fingerprint."""
     path = suite_path(name)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ValueError(f"suite {name!r}: cannot read {path}: {exc}") from None
     out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not valid JSON: {exc}") from None
+    for where, entry in load_jsonl(path, f"suite {name!r}"):
         missing = [k for k in ("id", "seed", "flow", "challenge", "arrival", "apps", "difficulty", "fingerprint") if k not in entry]
         if missing:
-            raise ValueError(f"{path}:{n}: missing field(s) {', '.join(missing)}")
+            raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
         out.append(entry)
     return tuple(out)
 

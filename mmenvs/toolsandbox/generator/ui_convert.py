@@ -46,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mmenvs.core import registry_path
+from mmenvs.core import load_jsonl, registry_path
 
 from ..ui.decide import interaction_mismatches, parse_decisions, react
 from ..ui.schema import validate_screen
@@ -562,21 +562,11 @@ def ui_suite_path() -> Path:
 def ui_suite_entries() -> tuple[dict[str, Any], ...]:
     """The index of the converted UI suite: id, source, source_fingerprint, axes, criterion, fingerprint."""
     path = ui_suite_path()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ValueError(f"UI suite: cannot read {path}: {exc}") from None
     out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not valid JSON: {exc}") from None
+    for where, entry in load_jsonl(path, "the UI suite index"):
         missing = [k for k in ("id", "source", "source_fingerprint", "fingerprint") if k not in entry]
         if missing:
-            raise ValueError(f"{path}:{n}: missing field(s) {', '.join(missing)}")
+            raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
         out.append(entry)
     return tuple(out)
 
