@@ -18,6 +18,7 @@ import functools
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -419,6 +420,47 @@ def _sweep(parent: Path) -> None:
                 child.rmdir()
             except OSError:
                 pass
+
+
+def terminate(proc: subprocess.Popen | None, cgroup: "PidsCgroup | None", tmpdir: str | os.PathLike[str] | None, *,
+              background: bool = False, thread_name: str = "mmenvs-sandbox-reaper") -> None:
+    """SIGKILL a sandboxed process group and every pid of its cgroup now. Reaping, closing its pipes,
+    removing the cgroup and the temp dir follow, in a thread with ``background`` so a reset need not wait."""
+    if proc is not None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if cgroup is not None:
+        for pid in cgroup.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def finish() -> None:
+        if cgroup is not None:
+            cgroup.kill_all()
+        if proc is not None:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    try:
+                        pipe.close()
+                    except OSError:
+                        pass
+        if cgroup is not None:
+            cgroup.remove()
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+    if background:
+        threading.Thread(target=finish, name=thread_name, daemon=True).start()
+    else:
+        finish()
 
 
 def process_tree(pid: int) -> list[int]:

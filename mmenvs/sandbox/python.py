@@ -6,12 +6,10 @@ import fcntl
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ from .isolation import (
     python_paths,
     resolve_isolation,
     seccomp_fd,
+    terminate,
 )
 from .policy import DEFAULT_ALLOWED_IMPORTS, Policy
 
@@ -282,45 +281,15 @@ class _Worker:
         """SIGKILL the worker's process group and cgroup now; with ``background`` the waiting and
         cleanup (reaping, cgroup removal, temp dir) happen in a thread so a reset does not wait."""
         proc, self.proc = self.proc, None
-        if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
         cgroup, self.cgroup = self.cgroup, None
-        if cgroup is not None:
-            for pid in cgroup.pids():
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        tmpdir, self.tmpdir = self.tmpdir, None
         for fd in (self.rfd, self.wfd):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.rfd = self.wfd = -1
-        tmpdir, self.tmpdir = self.tmpdir, None
-
-        def finish() -> None:
-            if cgroup is not None:
-                cgroup.kill_all()
-            if proc is not None:
-                try:
-                    proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    pass
-                if proc.stderr is not None and not proc.stderr.closed:
-                    proc.stderr.close()
-            if cgroup is not None:
-                cgroup.remove()
-            if tmpdir is not None:
-                shutil.rmtree(tmpdir, ignore_errors=True)
-
-        if background:
-            threading.Thread(target=finish, name="mmenvs-sandbox-reaper", daemon=True).start()
-        else:
-            finish()
+        terminate(proc, cgroup, tmpdir, background=background, thread_name="mmenvs-sandbox-reaper")
 
 
 _SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGSEGV: "crash", signal.SIGKILL: "crash", signal.SIGABRT: "crash"}

@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from .isolation import (
     python_paths,
     resolve_isolation,
     seccomp_fd,
+    terminate,
 )
 
 HostCommand = Callable[[list[str], str], tuple[str, str, int]]
@@ -656,40 +656,6 @@ class _ShellProc:
     def kill(self, background: bool = False) -> None:
         """SIGKILL the shell's process group and cgroup now; the rest can happen in a thread."""
         proc, self.proc = self.proc, None
-        if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
         cgroup, self.cgroup = self.cgroup, None
-        if cgroup is not None:
-            for pid in cgroup.pids():
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
         tmpdir, self.tmpdir = self.tmpdir, None
-
-        def finish() -> None:
-            if cgroup is not None:
-                cgroup.kill_all()
-            if proc is not None:
-                try:
-                    proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    pass
-                for f in (proc.stdin, proc.stdout, proc.stderr):
-                    if f is not None:
-                        try:
-                            f.close()
-                        except OSError:
-                            pass
-            if cgroup is not None:
-                cgroup.remove()
-            if tmpdir is not None:
-                shutil.rmtree(tmpdir, ignore_errors=True)
-
-        if background:
-            threading.Thread(target=finish, name="mmenvs-shell-reaper", daemon=True).start()
-        else:
-            finish()
+        terminate(proc, cgroup, tmpdir, background=background, thread_name="mmenvs-shell-reaper")
