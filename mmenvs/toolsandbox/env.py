@@ -28,8 +28,8 @@ from .user import ScriptedUser, UserMessage, UserSimulator
 from .world import ToolError, World
 
 MODES = ("code", "tool", "ui")
-#: Parsed scenarios an env keeps (template + images) so that resets of recent scenarios take milliseconds.
-SCENARIO_CACHE_SIZE = 32
+#: Parsed scenarios an env keeps (template + images, ~5-15 MB each) so resets of recent ones take milliseconds.
+SCENARIO_CACHE_SIZE = 8
 #: Pinned suites shipped in registry/toolsandbox/suites (generated, fingerprint-checked).
 PINNED_SUITES = ("benchmark", "heldout")
 #: What ``suite=`` selects: a pinned suite, the hand-written scenarios, or a fresh generated stream.

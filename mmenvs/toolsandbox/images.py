@@ -34,7 +34,7 @@ from mmenvs.core import registry_path
 from .renderers import render
 
 RENDERED = "rendered"
-_CACHE_SIZE = 96  # a few scenarios' worth of images (3-6 each)
+_CACHE_SIZE = 24  # a few scenarios' worth of images (3-6 each)
 _cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
 _lock = threading.Lock()
 _state = threading.local()
