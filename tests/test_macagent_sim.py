@@ -623,3 +623,20 @@ def test_shell_date_is_the_desktop_clock(b: SimBackend) -> None:
     assert b.run_applescript('do shell script "date +%F"') == NOW.strftime("%Y-%m-%d")
     # an explicit date is the real command's business
     assert b.run_shell("date -d 2024-01-02 +%F; date -ud '2024-01-02 10:00' +%H").stdout == "2024-01-02\n10\n"
+
+
+def test_opening_a_local_page_shows_the_agents_path_not_the_host_one():
+    import gymnasium as gym
+
+    import mmenvs  # noqa: F401
+
+    env = gym.make("MacAgent-v0")
+    try:
+        env.reset(seed=0)
+        command = "mkdir -p ~/Documents && echo '<h1>Hello page</h1>' > ~/Documents/p.html && "
+        for opener in ("open -a Safari ~/Documents/p.html", "open ~/Documents/p.html"):
+            obs, *_ = env.step(f"```bash\n{command}{opener}\n```")
+            assert 'value="file:///Users/user/Documents/p.html"' in obs["a11y"]
+            assert env.unwrapped.backend.home.as_posix() not in obs["a11y"] + obs["text"]
+    finally:
+        env.close()

@@ -399,7 +399,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                 if app.name == "TextEdit":
                     app.open_file(p)
                 elif app.name == "Safari":
-                    app.open_url("file://" + str(p))
+                    app.open_url("file://" + desk.backend.posix_path(p))  # the path the agent sees, never the host one
                 elif app.name == "Finder":
                     desk.open_path(p if p.is_dir() else p.parent)
                 else:

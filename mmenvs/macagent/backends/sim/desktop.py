@@ -347,7 +347,7 @@ class Desktop(EventRouter):
         suffix = path.suffix.lower()
         if suffix in WEB_SUFFIXES:
             self.activate(self.apps["Safari"], reopen=False)
-            self.apps["Safari"].open_url("file://" + str(path))
+            self.apps["Safari"].open_url("file://" + self.backend.posix_path(path))  # never the host path
         elif suffix in TEXT_SUFFIXES or _looks_text(path):
             self.activate(self.apps["TextEdit"], reopen=False)
             self.apps["TextEdit"].open_file(path)
