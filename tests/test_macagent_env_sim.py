@@ -57,8 +57,13 @@ def test_starter_suite_covers_apps_tags_kinds_and_multi_app(env):
 
 @pytest.mark.slow
 def test_oracle_passes_every_checkpoint_of_the_starter_suite(env):
+    # The seeds added later (issue 8) have their own oracle test over every variant (test_macagent_suite.py).
+    from test_macagent_suite import STARTER
+
+    starter = [t for t in env.task_ids() if t.rsplit("-v", 1)[0] in STARTER]
+    assert len(starter) == 4 * len(STARTER)
     failures = []
-    for task_id in env.task_ids():
+    for task_id in starter:
         _, info, infos = run(env, lambda o, i: env.oracle_action(o, i), task_id)
         errors = [i["action_error"] for i in infos[1:] if i.get("action_error")]
         if not info["success"] or info["score"] != 1.0 or errors:
