@@ -5,13 +5,13 @@ process (and every episode) shares the same fonts and wallpaper bitmaps."""
 from __future__ import annotations
 
 import functools
-import importlib.util
-import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+
+from mmenvs.core.fonts import font as core_font
 
 RGB = tuple[int, int, int]
 
@@ -35,37 +35,14 @@ ACCENT_CODES: dict[str, int] = {
 WALLPAPERS: tuple[str, ...] = ("Sequoia", "Sonoma", "Ventura", "Big Sur", "Graphite", "Blue")
 
 
-def _font_dirs() -> list[str]:
-    dirs = []
-    spec = importlib.util.find_spec("matplotlib")
-    if spec is not None and spec.submodule_search_locations:
-        for loc in spec.submodule_search_locations:
-            dirs.append(os.path.join(loc, "mpl-data", "fonts", "ttf"))
-    dirs.append("/usr/share/fonts/truetype/dejavu")
-    return dirs
+# weight -> (family, bold) of the project's one font loader (DejaVu shipped with matplotlib, BASIC layout)
+_FONT_STYLES = {"regular": ("sans", False), "bold": ("sans", True), "mono": ("mono", False), "mono-bold": ("mono", True)}
 
 
-_FONT_FILES = {
-    "regular": "DejaVuSans.ttf",
-    "bold": "DejaVuSans-Bold.ttf",
-    "mono": "DejaVuSansMono.ttf",
-    "mono-bold": "DejaVuSansMono-Bold.ttf",
-}
-
-
-@functools.lru_cache(maxsize=None)
-def font(size: int, weight: str = "regular") -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """A TrueType font of ``size`` px; ``weight`` is regular, bold, mono or mono-bold.
-
-    DejaVu ships with matplotlib (a project dependency), so the same glyphs render on every machine.
-    """
-    name = _FONT_FILES[weight]
-    for d in _font_dirs():
-        path = os.path.join(d, name)
-        if os.path.exists(path):
-            # BASIC layout: Latin UI text needs no shaping, and it is several times faster than raqm
-            return ImageFont.truetype(path, size, layout_engine=ImageFont.Layout.BASIC)
-    return ImageFont.load_default(size)
+def font(size: int, weight: str = "regular") -> ImageFont.FreeTypeFont:
+    """A TrueType font of ``size`` px; ``weight`` is regular, bold, mono or mono-bold."""
+    family, bold = _FONT_STYLES[weight]
+    return core_font(size, family, bold=bold)
 
 
 @functools.lru_cache(maxsize=4096)
