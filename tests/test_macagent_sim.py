@@ -640,3 +640,27 @@ def test_opening_a_local_page_shows_the_agents_path_not_the_host_one():
             assert env.unwrapped.backend.home.as_posix() not in obs["a11y"] + obs["text"]
     finally:
         env.close()
+
+
+def test_host_commands_inside_while_read_keep_the_loop_input(b: SimBackend) -> None:
+    # osascript -e, curl and defaults must not swallow the loop's remaining lines; pbcopy and
+    # osascript without a script argument do read stdin
+    out = b.run_shell("printf 'a\\nb\\nc\\n' > list.txt; n=0; while read x; do "
+                      "osascript -e \"tell application \\\"Notes\\\" to make new note with properties {name:\\\"$x\\\"}\" >/dev/null; "
+                      "curl -s https://www.apple.com/macos/ >/dev/null; defaults read -g AppleInterfaceStyle >/dev/null 2>&1; "
+                      "n=$((n+1)); done < list.txt; echo $n")
+    assert out.stdout.strip() == "3", out
+    names = b.run_shell("osascript -e 'tell application \"Notes\" to get name of every note'").stdout
+    assert all(x in names for x in ("a", "b", "c")), names
+    assert b.run_shell("echo 'return 6 * 7' | osascript").stdout == "42\n"
+    assert b.run_shell("printf 'clip' | pbcopy; pbpaste").stdout == "clip"
+
+
+def test_apps_come_from_one_registry(b: SimBackend) -> None:
+    from mmenvs.macagent.backends.sim.apps import APP_MODULES, APPS, dock_apps
+    from mmenvs.macagent.tasks import APPS as TASK_APPS
+
+    assert set(APP_MODULES) == set(b.desktop.apps)
+    assert TASK_APPS == APPS and set(APP_MODULES) <= set(APPS)
+    dock = [name for name, _ in b.desktop.dock_geometry()[4] if name not in ("|", "Trash")]
+    assert dock == list(dock_apps()) and dock[-1] == "System Settings"

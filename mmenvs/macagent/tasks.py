@@ -39,14 +39,13 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from mmenvs.core import ActionError, load_json
+from mmenvs.macagent.backends.sim.apps import APPS  # the apps a task may name: the sim's + CLI_APPS
 from mmenvs.macagent.checkpoints import (
     APPLESCRIPT_OUTPUTS, GETTERS, METRICS, NO_EXPECTED, SHELL_OUTPUTS, TAGS, Checkpoint, GetterContext,
     callable_options, shell_path,
 )
 
 CATEGORIES = ("Productivity", "System", "Internet", "Development", "Multimedia", "Multi-App")
-#: Apps a task may name (those the simulated desktop provides).
-APPS = ("Finder", "Terminal", "Notes", "Reminders", "Calendar", "System Settings", "Clock", "Safari", "TextEdit", "Mail")
 INTERACTIONS = ("gui", "cli", "both")
 VARIANTS_PER_SEED = 4
 SETUP_TYPES = ("shell", "applescript", "file", "open_app")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..base import BackendError, ShellOutput
+from .apps import app_classes
 from .desktop import Desktop
 from .keys import canonical
 
@@ -41,21 +42,6 @@ def _guarded(fn: Any) -> Any:
                                    f"{type(exc).__name__}: {exc}") from exc
 
     return run
-
-
-def _app_classes() -> list[type]:
-    from .apps.calendar import CalendarApp
-    from .apps.clock import ClockApp
-    from .apps.finder import FinderApp
-    from .apps.mail import MailApp
-    from .apps.notes import NotesApp
-    from .apps.reminders import RemindersApp
-    from .apps.safari import SafariApp
-    from .apps.settings import SettingsApp
-    from .apps.terminal import TerminalApp
-    from .apps.textedit import TextEditApp
-
-    return [SettingsApp, FinderApp, SafariApp, MailApp, NotesApp, RemindersApp, CalendarApp, ClockApp, TextEditApp, TerminalApp]
 
 
 class SimBackend:
@@ -99,7 +85,7 @@ class SimBackend:
             (home / d).mkdir(exist_ok=True)
         self.home = home
         desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now)
-        for cls in _app_classes():
+        for cls in app_classes():
             desk.register(cls(desk))
         desk.apps["Safari"].pages = self.web_pages
         desk.active = desk.apps["Finder"]

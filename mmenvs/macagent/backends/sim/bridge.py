@@ -6,6 +6,7 @@ finds on its PATH, answered by the desktop: ``osascript``, ``open``, ``defaults`
 from __future__ import annotations
 
 import calendar
+import functools
 import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
 from ..base import BackendError, ShellOutput
+from .apps import app_class, shell_commands
+from .apps.base import CommandContext
 from .apps.settings import MACOS_BUILD, MACOS_VERSION
 from .keys import base_key
 from .scripting import AppProxy, FinderScripting, LifecycleOnly, SimSystemEvents, TerminalScripting
@@ -196,13 +199,37 @@ exit($code & 255);
 assert "'" not in _PERL_CLIENT  # it lives in a single-quoted shell string
 
 
+# Commands that never read their stdin are given /dev/null: otherwise the client would swallow the
+# input of an enclosing ``while read`` loop. osascript reads a script from stdin only when it has
+# no -e and no script file; curl only for ``-d @-`` / ``-T -``; pbcopy always.
+_STDIN_RULES = {
+    "pbcopy": "",
+    "osascript": 'case " $* " in *" -e "*) __mm_in=0;; esac; '
+                 '[ $# -gt 0 ] && case "${@: -1}" in -*) ;; *) __mm_in=0;; esac; ',
+    "curl": 'local __a; __mm_in=0; for __a in "$@"; do case "$__a" in @-|-) __mm_in=1;; esac; done; ',
+}
+
+
+def _command_function(name: str, cwd_aware: bool, reads_stdin: bool | None) -> str:
+    cwd = f' "{_CWD_FLAG}$PWD"' if cwd_aware else ""
+    call = f'__mm_host {name}{cwd} "$@"'
+    if name in _STDIN_RULES:
+        rule = _STDIN_RULES[name]
+        if not rule:
+            return f'{name}() {{ {call}; }}'
+        return (f'{name}() {{ local __mm_in=1; {rule}'
+                f'if [ "$__mm_in" = 1 ]; then {call}; else {call} </dev/null; fi; }}')
+    return f'{name}() {{ {call}{"" if reads_stdin else " </dev/null"}; }}'
+
+
 def _session_init() -> str:
     lines = [f"__mm_host_pl='{_PERL_CLIENT}'",
              '__mm_host() { if [ -n "$__mm_host_pl" ] && [ -x /usr/bin/perl ]; then '
              '/usr/bin/perl -e "$__mm_host_pl" -- "$@"; else command "$@"; fi; }']
     for c in _HOST_COMMANDS:
-        cwd = f' "{_CWD_FLAG}$PWD"' if c in _CWD_AWARE else ""
-        lines.append(f'{c}() {{ __mm_host {c}{cwd} "$@"; }}')
+        lines.append(_command_function(c, c in _CWD_AWARE, None))
+    for c, app in shell_commands().items():
+        lines.append(_command_function(c, True, app_class(app).shell_commands[c]))
     # ``date`` shows the desktop's clock (the task's time), not the host's; a date given with -d/-r/-f
     # or setting the clock (-s) goes to the real command as it is
     lines.append('date() { local __a; for __a in "$@"; do case "$__a" in -I*) ;; '
@@ -212,11 +239,13 @@ def _session_init() -> str:
     return "\n".join(lines) + "\n"
 
 
-_SESSION_INIT = _session_init()
+@functools.cache
+def _session_script() -> str:
+    return _session_init()
 
 
 def _init_session(sh: Any) -> None:
-    sh.run(_SESSION_INIT)
+    sh.run(_session_script())
 
 
 def reset_shell(backend: "SimBackend") -> None:
@@ -402,12 +431,20 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                     app.open_url("file://" + desk.backend.posix_path(p))  # the path the agent sees, never the host one
                 elif app.name == "Finder":
                     desk.open_path(p if p.is_dir() else p.parent)
+                elif p.suffix.lower() in app.open_suffixes:
+                    app.open_file(p)
                 else:
                     return "", f"{app.name} cannot open {t} in the simulator.\n", 1
             return "", "", 0
         if not targets:
             return "", "Usage: open [-e] [-t] [-R] [-a <application>] [-b <bundle identifier>] [filenames] [URLs]\n", 1
         for t in targets:
+            scheme_owner = next((a for a in desk.apps.values() if "://" in t
+                                 and t.split("://", 1)[0].lower() in a.url_schemes), None)
+            if scheme_owner is not None:
+                desk.activate(scheme_owner, reopen=False)
+                scheme_owner.open_url(t)
+                continue
             if "://" in t or t.startswith("mailto:"):
                 if t.startswith("mailto:"):
                     desk.activate(desk.apps["Mail"], reopen=False)
@@ -526,9 +563,20 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         # session's ``date`` shows the time the menu bar shows
         return f"{calendar.timegm(backend._desk().now.timetuple())}\n", "", 0
 
-    return {"osascript": with_cwd(osascript), "open": with_cwd(open_cmd), "defaults": defaults, "pbcopy": pbcopy,
-            "pbpaste": pbpaste, "networksetup": networksetup, "sw_vers": sw_vers, "curl": with_cwd(curl),
-            "screencapture": with_cwd(screencapture), "__mm_clock": clock}
+    def app_command(argv: list[str], stdin: str) -> tuple[str, str, int]:
+        app = backend._desk().apps[owners[argv[0]]]
+        ctx = CommandContext(backend, resolve, backend.posix_path)
+        return app.run_command(argv, stdin, ctx)
+
+    owners = shell_commands()
+    commands = {"osascript": with_cwd(osascript), "open": with_cwd(open_cmd), "defaults": defaults, "pbcopy": pbcopy,
+                "pbpaste": pbpaste, "networksetup": networksetup, "sw_vers": sw_vers, "curl": with_cwd(curl),
+                "screencapture": with_cwd(screencapture), "__mm_clock": clock}
+    for name in owners:
+        if name in commands:
+            raise ValueError(f"shell command {name!r} of {owners[name]} shadows a built-in host command")
+        commands[name] = with_cwd(app_command)
+    return commands
 
 
 def _resolve(backend: "SimBackend", path: str, cwd: str | None = None) -> Path:

@@ -20,13 +20,12 @@ from .theme import Draw, Theme, font, text_width, wallpaper
 from .widgets import fit_text
 from . import composite
 from .window import Window, alert, rounded_mask
+from .apps import dock_apps
 
 if TYPE_CHECKING:  # pragma: no cover
     from .apps.base import App
 
 MENUBAR_H = 24
-DOCK_APPS = ("Finder", "Safari", "Mail", "Notes", "Reminders", "Calendar", "Clock", "TextEdit", "Terminal",
-             "System Settings")
 DOCK_ICON = 48
 DOCK_PAD = 8
 
@@ -345,7 +344,11 @@ class Desktop(EventRouter):
             self.apps["Finder"].open_folder(path)
             return
         suffix = path.suffix.lower()
-        if suffix in WEB_SUFFIXES:
+        owner = next((a for a in self.apps.values() if suffix in a.open_suffixes), None)
+        if owner is not None:
+            self.activate(owner, reopen=False)
+            owner.open_file(path)
+        elif suffix in WEB_SUFFIXES:
             self.activate(self.apps["Safari"], reopen=False)
             self.apps["Safari"].open_url("file://" + self.backend.posix_path(path))  # never the host path
         elif suffix in TEXT_SUFFIXES or _looks_text(path):
@@ -374,7 +377,7 @@ class Desktop(EventRouter):
     def dock_geometry(self) -> tuple[int, int, int, int, list[tuple[str, int]]]:
         """(x, y, w, h, [(item, icon_x)]) of the dock; items are app names, "|" and "Trash"."""
         sw, sh = self.screen_size
-        items = list(DOCK_APPS) + ["|", "Trash"]
+        items = list(dock_apps()) + ["|", "Trash"]
         step = DOCK_ICON + DOCK_PAD
         w = DOCK_PAD + sum(12 if i == "|" else step for i in items)
         h = DOCK_ICON + 2 * DOCK_PAD + 4

@@ -229,7 +229,11 @@ def icon(name: str, size: int, day: int = 1, weekday: str = "MON") -> Image.Imag
     Calendar's icon shows ``weekday`` and ``day`` like the real one."""
     if name == "Calendar":
         return _calendar(size, day, weekday)
-    try:
+    if name in _DRAWERS:
         return _DRAWERS[name](size)
-    except KeyError:
-        raise ValueError(f"no icon named {name!r}") from None
+    from .apps import APP_MODULES, app_class
+
+    drawn = app_class(name).draw_icon(size) if name in APP_MODULES else None
+    if drawn is None:
+        raise ValueError(f"no icon named {name!r}")
+    return drawn

@@ -1,0 +1,64 @@
+"""The simulated apps, one module each. ``APP_MODULES`` is the one list of them: the desktop
+creates every app named here, the dock shows them in this order (System Settings last, as on a
+fresh Mac) and task files may name them in ``apps``. Adding an app = one module with an
+:class:`~.base.App` subclass + one line here (see docs/macagent.md, "Adding an app")."""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import App
+
+# app name → "module:Class" inside this package
+APP_MODULES: dict[str, str] = {
+    "Finder": "finder:FinderApp",
+    "Safari": "safari:SafariApp",
+    "Mail": "mail:MailApp",
+    "Notes": "notes:NotesApp",
+    "Reminders": "reminders:RemindersApp",
+    "Calendar": "calendar:CalendarApp",
+    "Clock": "clock:ClockApp",
+    "TextEdit": "textedit:TextEditApp",
+    "Terminal": "terminal:TerminalApp",
+    "System Settings": "settings:SettingsApp",
+}
+
+# Command-line programs the paper counts among its apps (Tmux, GitHub's CLI, media tools): no window,
+# but a task may list them in ``apps`` and the suite breakdown counts them.
+CLI_APPS: tuple[str, ...] = ()
+
+SIM_APPS: tuple[str, ...] = tuple(APP_MODULES)
+APPS: tuple[str, ...] = SIM_APPS + CLI_APPS
+
+
+@cache
+def app_class(name: str) -> "type[App]":
+    """The class of the app called ``name`` (exactly as in ``APP_MODULES``)."""
+    module, cls = APP_MODULES[name].split(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+
+
+def app_classes() -> "list[type[App]]":
+    """Every app class, System Settings first (the other apps read the settings when they start)."""
+    names = ["System Settings"] + [n for n in APP_MODULES if n != "System Settings"]
+    return [app_class(n) for n in names]
+
+
+def dock_apps() -> tuple[str, ...]:
+    """The apps the dock shows, left to right."""
+    names = [n for n in APP_MODULES if n != "System Settings" and app_class(n).in_dock]
+    return tuple(names + ["System Settings"])
+
+
+def shell_commands() -> dict[str, str]:
+    """Command name → app name, for every command an app answers in the episode's shell."""
+    out: dict[str, str] = {}
+    for name in APP_MODULES:
+        for command in app_class(name).shell_commands:
+            if command in out:
+                raise ValueError(f"shell command {command!r} is claimed by both {out[command]} and {name}")
+            out[command] = name
+    return out

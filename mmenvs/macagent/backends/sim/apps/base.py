@@ -4,13 +4,29 @@ standard menus (app menu, Edit, Window), a version counter that invalidates cach
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..menus import MenuItem, sep
 
 if TYPE_CHECKING:  # pragma: no cover
+    from PIL import Image
+
+    from ..backend import SimBackend
     from ..desktop import Desktop
     from ..window import Window
+
+
+@dataclass
+class CommandContext:
+    """What an app's shell command can use besides argv and stdin: ``resolve`` turns a path as the
+    shell wrote it (absolute in the sandbox, ``~``-relative or relative to the shell's cwd) into the
+    host path; ``posix`` turns a host path back into the path the agent sees."""
+
+    backend: "SimBackend"
+    resolve: Callable[[str], Path]
+    posix: Callable[[Path], str]
 
 
 class App:
@@ -20,6 +36,15 @@ class App:
     name = "App"
     bundle_id = "com.apple.app"
     text_editing = True  # has an Edit menu acting on the focused text field
+    in_dock = True
+    # suffixes of the document types this app owns: Finder double-clicks and ``open`` send them here
+    # (only the app's own formats: generic text goes to TextEdit)
+    open_suffixes: frozenset[str] = frozenset()
+    # URL schemes ``open <scheme>://…`` hands to this app (e.g. "obsidian")
+    url_schemes: frozenset[str] = frozenset()
+    # commands the app answers in the episode's shell: name → whether the command reads its stdin
+    # (commands that do not are given /dev/null, so a ``while read`` loop keeps its input)
+    shell_commands: dict[str, bool] = {}
 
     def __init__(self, desktop: "Desktop") -> None:
         self.desktop = desktop
@@ -72,6 +97,23 @@ class App:
         self.running = False
         self.hidden = False
         self.desktop.app_quit(self)
+
+    def open_file(self, path: Path) -> None:
+        """Open the document at host path ``path`` (one of ``open_suffixes``) — override."""
+        raise NotImplementedError(f"{self.name} does not open files")
+
+    def open_url(self, url: str) -> None:
+        """Handle ``open <url>`` for one of ``url_schemes`` — override."""
+        raise NotImplementedError(f"{self.name} does not open URLs")
+
+    def run_command(self, argv: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
+        """Answer one of ``shell_commands`` (``argv[0]`` is its name): (stdout, stderr, exit code)."""
+        return "", f"{argv[0]}: not implemented by {self.name}\n", 127
+
+    @staticmethod
+    def draw_icon(size: int) -> "Image.Image | None":
+        """The app's dock icon at ``size`` px (RGBA), for apps whose icon is not in icons.py."""
+        return None
 
     # ------------------------------------------------------------------ menus
     def app_menus(self) -> list[tuple[str, list[MenuItem]]]:
