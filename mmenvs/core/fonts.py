@@ -5,12 +5,13 @@ DejaVu and STIX families), so text renders identically on every machine and noth
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib.util import find_spec
 from pathlib import Path
 
-import matplotlib
 from PIL import ImageFont
 
-FONT_DIR = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+# matplotlib's data folder, found without importing matplotlib (that import costs ~10 MB per process)
+FONT_DIR = Path(find_spec("matplotlib").origin).parent / "mpl-data" / "fonts" / "ttf"
 
 # family -> (regular, bold, italic, bold italic) file names
 _FAMILIES: dict[str, tuple[str, str, str, str]] = {

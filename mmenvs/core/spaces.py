@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import cv2
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_differing_spaces, create_empty_array
@@ -127,6 +126,8 @@ def letterbox(image: np.ndarray | None, obs_size: tuple[int, int], fill: int = 0
     scale = min(height / src_h, width / src_w)
     new_h, new_w = max(1, round(src_h * scale)), max(1, round(src_w * scale))
     if (new_h, new_w) != (src_h, src_w):
+        import cv2  # here, not at the top: envs that never letterbox do not pay cv2's ~20 MB
+
         interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
         rgb = cv2.resize(rgb, (new_w, new_h), interpolation=interpolation)
     top, left = (height - new_h) // 2, (width - new_w) // 2
