@@ -63,18 +63,29 @@ class OpenMenu:
     min_width: int = 0
     highlight: int | None = None
     rects: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # a pop-up button's menu: kept on screen by sliding it (its chosen item stays level with the
+    # button where it can), where a context menu flips above the pointer instead
+    popup: bool = False
 
     ITEM_H = 22
     SEP_H = 10
+    PAD = 5  # above the first item and below the last
+
+    def item_top(self, index: int) -> int:
+        """Offset of item ``index``'s top from the menu's top."""
+        return self.PAD + sum(self.SEP_H if i.separator else self.ITEM_H for i in self.items[:index])
 
     def layout(self, screen_w: int, screen_h: int) -> tuple[int, int, int, int]:
         w = max([self.min_width, 160] + [text_width(i.title, 13) + text_width(i.shortcut_label(), 13) + 64
                                           for i in self.items if not i.separator])
-        h = 10 + sum(self.SEP_H if i.separator else self.ITEM_H for i in self.items)
-        x = min(self.x, screen_w - w - 2)
-        y = self.y if self.y + h <= screen_h else max(24, self.y - h)
+        h = 2 * self.PAD + sum(self.SEP_H if i.separator else self.ITEM_H for i in self.items)
+        x = max(0, min(self.x, screen_w - w - 2))
+        if self.popup:
+            y = max(24, min(self.y, screen_h - h - 2))
+        else:
+            y = self.y if self.y + h <= screen_h else max(24, self.y - h)
         self.rects = []
-        cy = y + 5
+        cy = y + self.PAD
         for it in self.items:
             ih = self.SEP_H if it.separator else self.ITEM_H
             self.rects.append((x, cy, w, ih))

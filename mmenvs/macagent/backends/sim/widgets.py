@@ -1073,10 +1073,24 @@ class PopupButton(Widget):
         self.options, self.selected, self.on_choose = options, selected, on_choose
 
     def mouse_down(self, win: "Window", ev: MouseEvent) -> None:
-        from .menus import MenuItem
+        """Open the menu as macOS does: over the button, with the chosen item level with the button
+        and its title over the button's title, that item highlighted (sheets included: the position
+        comes from the window's on-screen rect, which for a sheet follows its parent)."""
+        from .menus import MenuItem, OpenMenu
 
         items = [MenuItem(o, action=(lambda o=o: self.on_choose(o)), checked=(o == self.selected)) for o in self.options]
-        win.desktop.open_context_menu(items, win.x + self.rect[0], win.y + self.rect[1] + self.rect[3], min_width=self.rect[2])
+        wx, wy, _, _ = win.rect
+        bx, by, bw, bh = self.rect
+        chosen = self.options.index(self.selected) if self.selected in self.options else 0
+        probe = OpenMenu(items, 0, 0)
+        # item titles start 24 px into the menu, the button's title 8 px into the button
+        x = wx + bx + 8 - 24
+        y = wy + by + (bh - OpenMenu.ITEM_H) // 2 - probe.item_top(chosen)
+        win.desktop.open_context_menu(items, x, y, min_width=bw + 16)
+        menu = win.desktop.menu
+        if menu is not None:
+            menu.popup = True
+            menu.highlight = chosen if self.options else None
 
     def draw(self, d: ImageDraw.ImageDraw, theme: Theme, focused: bool) -> None:
         x, y, w, h = self.rect

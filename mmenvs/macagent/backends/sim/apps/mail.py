@@ -222,13 +222,17 @@ class MailApp(App):
         else:
             self.new_window()
 
-    def compose(self, to: str = "", subject: str = "", content: str = "") -> Window:
+    def compose(self, to: str = "", subject: str = "", content: str = "", cc: str = "",
+                focus: str = "compose:to") -> Window:
+        """A compose window; ``focus`` is the field that gets the keyboard (a reply starts in the body)."""
         ref = self.store.make("outgoing message", {"subject": subject, "content": content}, None)
         for a in split_addresses(to):
             self.store.add("to recipient", {"address": a}, parent=ref)
-        return self.compose_window(ref)
+        for a in split_addresses(cc):
+            self.store.add("cc recipient", {"address": a}, parent=ref)
+        return self.compose_window(ref, focus)
 
-    def compose_window(self, ref: ObjectRef) -> Window:
+    def compose_window(self, ref: ObjectRef, focus: str = "compose:to") -> Window:
         for w in self.windows:
             if w.doc == ref.id:
                 self.desktop.raise_window(w)
@@ -240,7 +244,11 @@ class MailApp(App):
         win.title = r["subject"] or "New Message"
         win.editor("compose:to", initial=", ".join(self.store.record(t)["address"] for t in self.store.elements(ref, "to recipient")))
         win.editor("compose:cc", initial=", ".join(self.store.record(t)["address"] for t in self.store.elements(ref, "cc recipient")))
-        win.focus_key = "compose:to"
+        if focus == "compose:body":
+            # as in Mail: the insertion point sits at the top of the body, above the quoted original
+            body = win.editor("compose:body", r["content"], multiline=True)
+            body.cursor = body.anchor = 0
+        win.focus_key = focus
         self.desktop.show_window(win)
         return win
 
@@ -292,16 +300,30 @@ class MailApp(App):
               "You can finish this message later from the Drafts mailbox.",
               [("Save", save_draft), ("Cancel", lambda: None), ("Don’t Save", discard)], default=0, cancel=1)
 
-    def reply(self, mid: str | None, forward: bool = False) -> None:
+    def reply(self, mid: str | None, forward: bool = False, reply_all: bool = False) -> None:
+        """Reply (to the sender), Reply All (the sender and every other To recipient, the Cc
+        recipients in Cc; never the account's own address) or Forward. Replies start typing in the
+        body above the quoted original, as Mail does; a forward starts in To (it has no recipient)."""
         if mid not in self.store.records:
             return
-        r = self.store.record(ObjectRef("message", mid))
+        m = ObjectRef("message", mid)
+        r = self.store.record(m)
         quoted = "\n".join("> " + line for line in r["content"].split("\n"))
         if forward:
             self.compose("", "Fwd: " + r["subject"], "\n\nBegin forwarded message:\n\n" + r["content"])
-        else:
-            subj = r["subject"] if r["subject"].lower().startswith("re:") else "Re: " + r["subject"]
-            self.compose(r["sender"], subj, f"\n\nOn {r['date sent']:%d %b %Y}, {r['sender']} wrote:\n\n{quoted}")
+            return
+        to, cc = [r["sender"]], []
+        if reply_all:
+            mine = {ACCOUNT_EMAIL.lower(), r["sender"].lower()}
+            for cls, out in (("to recipient", to), ("cc recipient", cc)):
+                for t in self.store.elements(m, cls):
+                    addr = self.store.record(t)["address"]
+                    if addr.lower() not in mine:
+                        mine.add(addr.lower())
+                        out.append(addr)
+        subj = r["subject"] if r["subject"].lower().startswith("re:") else "Re: " + r["subject"]
+        self.compose(", ".join(to), subj, f"\n\nOn {r['date sent']:%d %b %Y}, {r['sender']} wrote:\n\n{quoted}",
+                     cc=", ".join(cc), focus="compose:body")
 
     def delete_messages(self, ids: list[str]) -> None:
         for mid in ids:
@@ -334,6 +356,8 @@ class MailApp(App):
             ("Message", [
                 MenuItem("Send", lambda: self.send_window(fw), "cmd+shift+d", enabled=is_compose),
                 MenuItem("Reply", lambda: self.reply(mid), "cmd+r", enabled=mid is not None and not is_compose),
+                MenuItem("Reply All", lambda: self.reply(mid, reply_all=True), "cmd+shift+r",
+                         enabled=mid is not None and not is_compose),
                 MenuItem("Forward", lambda: self.reply(mid, forward=True), "cmd+shift+f", enabled=mid is not None and not is_compose),
                 sep(),
                 MenuItem("Mark as Unread", lambda: self._toggle(mid, "read status"), "cmd+shift+u", enabled=mid is not None),
@@ -406,6 +430,7 @@ class MailApp(App):
                             on_activate=lambda k: self.reply(k) if box_name == "Drafts" else None,
                             on_delete=self.delete_messages, drag_kind="messages",
                             on_context=lambda ks: [MenuItem("Reply", lambda: self.reply(ks[0])),
+                                                   MenuItem("Reply All", lambda: self.reply(ks[0], reply_all=True)),
                                                    MenuItem("Forward", lambda: self.reply(ks[0], True)),
                                                    MenuItem("Delete", lambda: self.delete_messages(ks))],
                             empty_text="No Messages"))

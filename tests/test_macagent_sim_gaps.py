@@ -1,0 +1,111 @@
+"""Gaps of the MacAgent sim found while writing the suite, each closed the way real macOS behaves:
+Mail replies start in the body, Safari keeps ~/Library/Safari/History.db, System Events sets the
+highlight colour (AppleHighlightColor), pop-up menus open over their button (sheets too), Clock's
+Timers tab focuses the duration, Return in Reminders starts the next reminder, and the window
+scripting Safari, TextEdit and Terminal share."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from mmenvs.macagent.applescript import AppleScriptError
+from mmenvs.macagent.applescript.model import ObjectRef
+from mmenvs.macagent.backends.sim import SimBackend
+from mmenvs.macagent.checkpoints import GETTERS, GetterContext, GetterError
+from test_macagent_sim import NOW, PAGES, click, elements, find
+
+
+@pytest.fixture
+def b(tmp_path: Path) -> SimBackend:
+    be = SimBackend(web_pages=PAGES)
+    be.reset(now=NOW, home=tmp_path / "home")
+    yield be
+    be.close()
+
+
+def _focused(be: SimBackend) -> tuple[str, str, str | None]:
+    hits = [e for e in elements(be) if "focused" in e[4].split() and e[0] not in ("AXWindow", "AXSheet")]
+    assert len(hits) == 1, be.accessibility_tree()
+    return hits[0][0], hits[0][1], hits[0][2]
+
+
+# ------------------------------------------------------------------------------------------ Mail
+
+
+def test_mail_reply_starts_in_the_body_above_the_quote(b: SimBackend) -> None:
+    b.app("Mail").add_message("ana@example.com", "Lunch?", "Are you free at noon?")
+    b.open_app("Mail")
+    b.press("down")  # selects the message in the list
+    b.hotkey("command", "r")
+    assert _focused(b)[:2] == ("AXTextArea", "Message body")
+    b.type_text("Yes, see you there.")
+    b.hotkey("command", "shift", "d")
+    sent = b.app("Mail").messages("Sent")
+    assert len(sent) == 1 and sent[0]["to"] == ["ana@example.com"] and sent[0]["subject"] == "Re: Lunch?"
+    # typed above the quoted original, not after it
+    assert sent[0]["content"].startswith("Yes, see you there.\n\nOn 13 Apr 2026, ana@example.com wrote:")
+    assert sent[0]["content"].endswith("> Are you free at noon?")
+
+
+def test_mail_reply_all_addresses_everyone_but_me(b: SimBackend) -> None:
+    mail = b.app("Mail")
+    mid = mail.add_message("ana@example.com", "Plan", "Thoughts?", to=["user@icloud.com", "bo@example.com"])
+    mail.store.add("cc recipient", {"address": "cy@example.com"}, parent=ObjectRef("message", mid))
+    b.open_app("Mail")
+    b.press("down")
+    b.hotkey("command", "shift", "r")
+    fields = {e[1]: e[2] for e in elements(b) if e[0] in ("AXTextField", "AXTextArea")}
+    assert fields["To"] == "ana@example.com, bo@example.com" and fields["Cc"] == "cy@example.com"
+    assert _focused(b)[:2] == ("AXTextArea", "Message body")
+    # Forward has no recipient yet: it starts in To
+    b.hotkey("command", "w")
+    click(b, "AXButton", "Don’t Save")
+    b.hotkey("command", "shift", "f")
+    assert _focused(b)[:2] == ("AXTextField", "To")
+
+
+# ------------------------------------------------------------------------------------ pop-up menus
+
+
+def _menu_items(be: SimBackend) -> dict[str, tuple[int, int, int, int]]:
+    return {e[1]: e[3] for e in elements(be) if e[0] == "AXMenuItem"}
+
+
+def test_sheet_popup_opens_over_its_button_with_the_choice_highlighted(b: SimBackend) -> None:
+    b.open_app("TextEdit")
+    b.type_text("notes")
+    b.hotkey("command", "s")
+    (bx, by, bw, bh), = [e[3] for e in elements(b) if e[0] == "AXPopUpButton" and e[1] == "Where"]
+    click(b, "AXPopUpButton", "Where")
+    items = _menu_items(b)
+    ix, iy, iw, ih = items["Documents"]  # the current choice sits on the button, as on macOS
+    assert abs((iy + ih // 2) - (by + bh // 2)) <= 1
+    assert ix <= bx and ix + iw >= bx + bw
+    (mx, my, mw, mh), = [e[3] for e in elements(b) if e[0] == "AXMenu"]
+    assert my < by < my + mh and mx <= bx + bw // 2 < mx + mw
+    # the choice is highlighted: Down moves to the item after it
+    b.press("down")
+    b.press("return")
+    assert [e[2] for e in elements(b) if e[0] == "AXPopUpButton"] == ["Downloads"]
+    b.press("return")  # Save
+    assert (b.home / "Downloads" / "Untitled.txt").read_text() == "notes"
+
+
+def test_popup_near_the_screen_edge_slides_onto_the_screen(b: SimBackend) -> None:
+    b.open_app("Clock")
+    b.hotkey("command", "n")  # the Add Alarm sheet: its Sound pop-up has 25 sounds
+    click(b, "AXPopUpButton", "Sound")
+    (mx, my, mw, mh), = [e[3] for e in elements(b) if e[0] == "AXMenu"]
+    sw, sh = b.screen_size
+    assert my >= 24 and my + mh <= sh
+    (bx, by, bw, bh), = [e[3] for e in elements(b) if e[0] == "AXPopUpButton" and e[1] == "Sound"]
+    assert my < by and by + bh < my + mh and mx <= bx < mx + mw  # still over its button, shifted up
+    ix, iy, iw, ih = _menu_items(b)["Radar"]
+    assert iy < by  # no room below for 25 sounds: the first is above the button
+    click(b, "AXMenuItem", "Chimes")
+    assert [e[2] for e in elements(b) if e[0] == "AXPopUpButton"] == ["Chimes"]
