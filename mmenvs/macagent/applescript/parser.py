@@ -166,6 +166,7 @@ class Parser:
         self._term_memo: dict[tuple[int, int], tuple[int, dict[str, str]] | None] = {}
         self.scopes: list[TermTable] = [self._table(None)]
         self.no_in_of = 0        # >0 while parsing a command's direct parameter (``in`` is a label there)
+        self.as_is_label = 0     # >0 while parsing the parameters of a command that has an ``as`` label
         self.handlers: dict[str, N.HandlerDef] = {}
         self.properties: list[N.PropertyDecl] = []
 
@@ -706,7 +707,9 @@ class Parser:
 
     def parse_as(self) -> N.Node:
         node = self.parse_concat()
-        while self.at_word("as"):
+        # ``export d to file f as PDF``: a command whose dictionary has an ``as`` label takes it as
+        # its parameter, as the real compiler does (in parentheses it is a coercion again)
+        while self.at_word("as") and not self.as_is_label:
             self.next()
             name = self.parse_type_name()
             node = N.Coerce(node.start, self.prev_end(), node, name)
@@ -982,10 +985,10 @@ class Parser:
         if t.kind == OP:
             if t.value == "(":
                 self.next()
-                saved = self.no_in_of
-                self.no_in_of = 0
+                saved, saved_as = self.no_in_of, self.as_is_label
+                self.no_in_of = self.as_is_label = 0
                 e = self.parse_expr()
-                self.no_in_of = saved
+                self.no_in_of, self.as_is_label = saved, saved_as
                 self.expect_op(")")
                 if isinstance(e, N.Chain):
                     return N.Chain(t.start, self.prev_end(), e, [])
@@ -1141,6 +1144,7 @@ class Parser:
     def parse_braces(self) -> N.Node:
         t = self.next()
         self.enter()
+        saved_as, self.as_is_label = self.as_is_label, 0  # inside a list or record ``as`` coerces again
         try:
             self.skip_newlines()
             if self.at_op("}"):
@@ -1178,6 +1182,7 @@ class Parser:
             self.expect_op("}")
             return N.ListLit(t.start, self.prev_end(), items)
         finally:
+            self.as_is_label = saved_as
             self.leave()
 
     def _record_label_len(self) -> int | None:
@@ -1267,9 +1272,19 @@ class Parser:
         labels = tuple(sorted((tuple(x.split()) for x in self.terms.commands.get(key, ())), key=len,
                               reverse=True))
         direct = None
-        if not self.end_of_statement() and self._starts_value(labels) and key not in ("beep",) or (
-                key == "beep" and self.peek().kind == NUMBER):
-            direct = self.parse_direct()
+        as_label = ("as",) in labels
+        self.as_is_label += as_label
+        try:
+            if not self.end_of_statement() and self._starts_value(labels) and key not in ("beep",) or (
+                    key == "beep" and self.peek().kind == NUMBER):
+                direct = self.parse_direct()
+            params = self._command_params(labels, start)
+        finally:
+            self.as_is_label -= as_label
+        # builtins dispatch on their lower-case key; app commands keep the dictionary's spelling
+        return N.Command(start, self.prev_end(), key if key in BUILTIN_COMMANDS else name, direct, params)
+
+    def _command_params(self, labels: tuple[tuple[str, ...], ...], start: int) -> dict[str, N.Node]:
         params: dict[str, N.Node] = {}
         while not self.end_of_statement():
             lab = next((lab for lab in labels if self.at_words(lab)), None)
@@ -1302,8 +1317,7 @@ class Parser:
                     break
                 continue
             break
-        # builtins dispatch on their lower-case key; app commands keep the dictionary's spelling
-        return N.Command(start, self.prev_end(), key if key in BUILTIN_COMMANDS else name, direct, params)
+        return params
 
 
 def parse(source: str, terminology: Callable[[str], Terminology | None] | None = None,

@@ -23,6 +23,7 @@ APP_MODULES: dict[str, str] = {
     "Clock": "clock:ClockApp",
     "TextEdit": "textedit:TextEditApp",
     "Terminal": "terminal:TerminalApp",
+    "Pages": "pages:PagesApp",
     "System Settings": "settings:SettingsApp",
 }
 

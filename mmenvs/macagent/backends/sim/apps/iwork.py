@@ -425,3 +425,686 @@ def write_epub(path: Path, blocks: list[Block], *, title: str, language: str = "
             z.writestr(info, data.encode("utf-8"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(buf.getvalue())
+
+
+# =============================================================================================== the apps' shared part
+# Pages and Keynote (and Numbers, if it likes) are document apps of one shape: a chooser (templates /
+# themes) for a new document, document windows, Save (a sheet with name and location, .pages/.key),
+# Export To (a sheet with a format, name and location), closing with unsaved changes asks, and an
+# AppleScript dictionary with documents, save/open/close/export. ``IWorkApp`` and ``IWorkScripting``
+# hold that; the apps add their model, window contents and dictionary terms.
+
+from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError  # noqa: E402
+from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology  # noqa: E402
+from ....applescript.values import Constant, FileRef  # noqa: E402
+from ..menus import MenuItem, sep  # noqa: E402
+from ..scripting import path_text  # noqa: E402
+from ..widgets import Box, Button, Custom, Label, PopupButton, Segmented, TextField, Widget  # noqa: E402
+from ..window import Window, alert  # noqa: E402
+from .base import App  # noqa: E402
+
+LOCATIONS = ("Desktop", "Documents", "Downloads", "Home")
+
+
+@dataclass
+class IWorkDoc:
+    """An open document: ``name`` without the suffix (as the window title and AppleScript show it),
+    ``model`` the app's own content object, ``path`` the file it was saved to / opened from."""
+
+    id: int
+    name: str
+    model: Any
+    path: Path | None = None
+    modified: bool = False
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One entry of File > Export To: the tab label, the AppleScript constant, the file suffix
+    ("" for a folder of files) and whether the app writes it."""
+
+    label: str
+    constant: str
+    suffix: str
+
+
+class IWorkApp(App):
+    """Base of the sim's iWork apps. Subclasses set ``kind``, ``choices`` (template or theme names),
+    ``chooser_title``, ``export_formats``, and implement the model hooks and ``build_document``."""
+
+    kind = "pages"
+    chooser_title = "Choose a Template"
+    chooser_button = "Create"
+    choices: tuple[str, ...] = ()
+    default_choice = ""
+    export_formats: tuple[ExportFormat, ...] = ()
+    doc_size = (900, 620)
+
+    def __init__(self, desktop: Any) -> None:
+        super().__init__(desktop)
+        self.documents: list[IWorkDoc] = []
+        self._next = 1
+
+    @property
+    def suffix(self) -> str:
+        return KINDS[self.kind][0]
+
+    # ------------------------------------------------------------------ model hooks (override)
+    def new_model(self, choice: str) -> Any:
+        """A fresh model for template / theme ``choice``."""
+        raise NotImplementedError
+
+    def model_from_content(self, content: dict[str, Any], source: str) -> Any:
+        """The model stored in a file's content (``source`` names the file for errors)."""
+        raise NotImplementedError
+
+    def model_to_content(self, model: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def export(self, doc: IWorkDoc, fmt: ExportFormat, path: Path, options: dict[str, Any]) -> None:
+        """Write ``doc`` to ``path`` in ``fmt``."""
+        raise NotImplementedError
+
+    def build_document(self, win: Window) -> list[Widget]:
+        raise NotImplementedError
+
+    def paint_choice(self, d: Any, rect: tuple[int, int, int, int], choice: str) -> None:
+        """The thumbnail of a template / theme in the chooser."""
+        x, y, w, h = rect
+        d.rectangle((x, y, x + w - 1, y + h - 1), fill=(255, 255, 255), outline=(200, 200, 200))
+
+    # ------------------------------------------------------------------ documents
+    def documents_front_first(self) -> list[IWorkDoc]:
+        seen = [w.doc for w in self.windows if isinstance(w.doc, IWorkDoc)]
+        return seen + [d for d in self.documents if d not in seen]
+
+    def front_document(self) -> IWorkDoc | None:
+        docs = self.documents_front_first()
+        return docs[0] if docs else None
+
+    def find_document(self, doc_id: Any) -> IWorkDoc | None:
+        return next((d for d in self.documents if d.id == doc_id), None)
+
+    def _untitled(self) -> str:
+        taken = {d.name for d in self.documents}
+        if "Untitled" not in taken:
+            return "Untitled"
+        k = 2
+        while f"Untitled {k}" in taken:
+            k += 1
+        return f"Untitled {k}"
+
+    def new_document(self, choice: str | None = None, name: str | None = None) -> IWorkDoc:
+        """Create and show a document from template / theme ``choice`` (the default one if None)."""
+        choice = self.default_choice if choice is None else choice
+        if choice not in self.choices:
+            raise ValueError(f"{self.name} has no {self._choice_word()} named {choice!r}; it has {', '.join(self.choices)}")
+        doc = IWorkDoc(self._next, name or self._untitled(), self.new_model(choice))
+        self._next += 1
+        self.documents.append(doc)
+        self._open_window(doc)
+        self.touch()
+        return doc
+
+    def _choice_word(self) -> str:
+        return "template" if self.kind == "pages" else "theme"
+
+    def load(self, path: Path) -> IWorkDoc:
+        """Open the document at ``path`` (raises ``IWorkFileError`` naming the file when it is not one)."""
+        for d in self.documents:
+            if d.path is not None and d.path.resolve() == path.resolve():
+                for w in self.windows:
+                    if w.doc is d:
+                        self.desktop.raise_window(w)
+                return d
+        content = read_document(path, self.kind)
+        model = self.model_from_content(content, path.name)
+        doc = IWorkDoc(self._next, path.name[: -len(path.suffix)] if path.suffix else path.name, model, path)
+        self._next += 1
+        self.documents.append(doc)
+        self._open_window(doc)
+        self.touch()
+        return doc
+
+    def open_file(self, path: Path) -> IWorkDoc | None:
+        """Finder / ``open``: open the document, or say why it cannot be opened."""
+        try:
+            return self.load(path)
+        except IWorkFileError as e:
+            alert(self, None, f"The document “{path.name}” could not be opened.", str(e), [("OK", lambda: None)], cancel=0)
+            return None
+
+    def write(self, doc: IWorkDoc, path: Path) -> None:
+        """Save ``doc`` at ``path`` (inside the home folder); the document takes the file's name."""
+        self.desktop.backend.check_in_home(path)
+        write_document(path, self.kind, self.model_to_content(doc.model))
+        doc.path, doc.modified = path, False
+        doc.name = path.name[: -len(path.suffix)] if path.suffix.lower() == self.suffix else path.name
+        self.touch()
+
+    def export_to(self, doc: IWorkDoc, fmt: ExportFormat, path: Path, options: dict[str, Any] | None = None) -> None:
+        self.desktop.backend.check_in_home(path)
+        self.export(doc, fmt, path, options or {})
+        self.touch()
+
+    def close_document(self, doc: IWorkDoc) -> None:
+        for w in list(self.windows):
+            if w.doc is doc:
+                self.desktop.close_window(w, force=True)
+        if doc in self.documents:
+            self.documents.remove(doc)
+        self.touch()
+
+    def mark_modified(self, doc: IWorkDoc) -> None:
+        doc.modified = True
+
+    def export_format(self, name: str) -> ExportFormat:
+        """The export format called ``name`` (its AppleScript constant or its label)."""
+        for f in self.export_formats:
+            if name.lower() in (f.constant.lower(), f.label.lower()):
+                return f
+        raise ValueError(f"{self.name} cannot export as {name!r}; it exports as "
+                         + ", ".join(f.constant for f in self.export_formats))
+
+    # ------------------------------------------------------------------ windows
+    def reopen(self) -> None:
+        if not [w for w in self.windows if not w.minimized]:
+            self.chooser()
+
+    def new_window(self) -> Window:
+        return self.chooser()
+
+    def _open_window(self, doc: IWorkDoc) -> Window:
+        w, h = self.doc_size
+        x, y = self.desktop.cascade_origin(w, h)
+        win = Window(self, doc.name, (x, y, w, h), self._build_doc, doc=doc, title_h=52)
+        self.desktop.show_window(win)
+        self.window_opened(win)
+        return win
+
+    def window_opened(self, win: Window) -> None:
+        """Hook: set the first focus of a new document window."""
+
+    def _build_doc(self, win: Window) -> list[Widget]:
+        doc: IWorkDoc = win.doc
+        win.title = doc.name + (" — Edited" if doc.modified else "")
+        return self.build_document(win)
+
+    def window_closed(self, win: Window) -> None:
+        if win.doc in self.documents and not any(w.doc is win.doc for w in self.windows):
+            self.documents.remove(win.doc)
+
+    def request_close(self, win: Window) -> None:
+        doc = win.doc
+        if not isinstance(doc, IWorkDoc) or not doc.modified:
+            self.desktop.close_window(win)
+            return
+        alert(self, win, f"Do you want to save the changes made to the document “{doc.name}”?",
+              "Your changes will be lost if you don’t save them.",
+              [("Save", lambda: self.save(win, then_close=True)), ("Cancel", lambda: None),
+               ("Don’t Save", lambda: self.desktop.close_window(win))], default=0, cancel=1)
+
+    def chooser(self) -> Window:
+        """The template / theme chooser: a grid of thumbnails (click or arrow keys to select,
+        double-click or Return to create, Escape to cancel)."""
+        cols, tw, th, gap = 4, 180, 120, 24
+        rows = (len(self.choices) + cols - 1) // cols
+        w, h = cols * (tw + gap) + gap, 100 + rows * (th + 44) + 60
+        state = {"sel": self.choices.index(self.default_choice)}
+
+        def choose(i: int | None = None) -> None:
+            self.desktop.close_window(win)
+            self.new_document(self.choices[state["sel"] if i is None else i])
+
+        def build(win: Window) -> list[Widget]:
+            out: list[Widget] = [Box((0, 52, w, h - 52), "content_bg"),
+                                 Label((gap, 60, w - 2 * gap, 28), self.chooser_title, 17, "bold", key="chooser:title")]
+            tiles = []
+            for i, name in enumerate(self.choices):
+                r, c = divmod(i, cols)
+                x, y = gap + c * (tw + gap), 100 + r * (th + 44)
+                tiles.append((i, name, (x, y, tw, th)))
+
+            def paint(d: Any, theme: Any, rect: Any) -> None:
+                for i, name, (x, y, tw_, th_) in tiles:
+                    self.paint_choice(d, (x, y, tw_, th_), name)
+                    if i == state["sel"]:
+                        d.rounded_rectangle((x - 4, y - 4, x + tw_ + 3, y + th_ + 3), 6, outline=theme.accent, width=3)
+                    from ..theme import font as _font
+                    d.text((x + tw_ // 2, y + th_ + 16), name, font=_font(12, "bold" if i == state["sel"] else "regular"),
+                           fill=theme.text, anchor="mm")
+
+            def click(win_: Window, ev: Any) -> None:
+                for i, _, (x, y, tw_, th_) in tiles:
+                    if x <= ev.x < x + tw_ and y <= ev.y < y + th_ + 30:
+                        state["sel"] = i
+                        win_.touch()
+                        if ev.clicks >= 2:
+                            choose(i)
+                        return
+
+            def key(k: str, mods: frozenset) -> bool:
+                step = {"left": -1, "right": 1, "up": -cols, "down": cols}.get(k)
+                if step is None:
+                    return False
+                state["sel"] = max(0, min(len(self.choices) - 1, state["sel"] + step))
+                win.touch()
+                return True
+
+            children = [("AXButton", name, None, rect, "selected" if i == state["sel"] else "") for i, name, rect in tiles]
+            out.append(Custom("chooser:grid", (0, 96, w, h - 150), paint, on_click=click, role="AXGroup",
+                              name=self.chooser_title, value=self.choices[state["sel"]], children=children, on_key=key,
+                              focusable=True))
+            out.append(Button("chooser:cancel", (w - 220, h - 44, 96, 26), "Cancel", lambda: self.desktop.close_window(win),
+                              cancel=True))
+            out.append(Button("chooser:create", (w - 112, h - 44, 96, 26), self.chooser_button, lambda: choose(), default=True))
+            return out
+
+        x, y = self.desktop.cascade_origin(w, h)
+        win = Window(self, self.chooser_title, (x, y, w, h), build, title_h=52)
+        win.focus_key = "chooser:grid"
+        self.desktop.show_window(win)
+        return win
+
+    # ------------------------------------------------------------------ save / export sheets
+    def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
+        if win is None or not isinstance(win.doc, IWorkDoc):
+            return
+        doc: IWorkDoc = win.doc
+        if doc.path is not None and not save_as:
+            self.write(doc, doc.path)
+            if then_close:
+                self.desktop.close_window(win)
+            return
+        kind_name = {"pages": "Pages Document", "keynote": "Keynote Presentation", "numbers": "Numbers Spreadsheet"}[self.kind]
+        self._file_sheet(win, "Save", doc.name, None, kind_name,
+                         lambda path, _fmt: self._finish_save(win, doc, path, then_close))
+
+    def _finish_save(self, win: Window, doc: IWorkDoc, path: Path, then_close: bool) -> None:
+        self.write(doc, path)
+        if then_close:
+            self.desktop.close_window(win)
+
+    def export_sheet(self, win: Window | None, fmt: ExportFormat | None = None) -> None:
+        """File > Export To: the format tabs, then name and location."""
+        if win is None or not isinstance(win.doc, IWorkDoc):
+            return
+        doc: IWorkDoc = win.doc
+        self._file_sheet(win, "Export", doc.name, fmt or self.export_formats[0], None,
+                         lambda path, f: self.export_to(doc, f, path))
+
+    def _file_sheet(self, win: Window, verb: str, stem: str, fmt: ExportFormat | None, kind_name: str | None,
+                    done: Any) -> Window:
+        """A save-style sheet: ("Export" only) a format selector, "Save As"/"Export As", "Where", the button.
+        ``done(path, fmt)`` runs after the sheet closed (and after "Replace" when the file exists)."""
+        w, h = 480, 210 if fmt is not None else 170
+        form: dict[str, Any] = {"where": "Documents" if win.doc.path is None else self._location_of(win.doc.path), "fmt": fmt}
+        top = 48 if fmt is not None else 0
+
+        def build(sheet: Window) -> list[Widget]:
+            ed = sheet.editor("save:name", initial=stem)
+            out: list[Widget] = []
+            if fmt is not None:
+                out.append(Segmented("export:format", (20, 14, w - 40, 26), [f.label for f in self.export_formats],
+                                     form["fmt"].label, lambda v: (form.__setitem__("fmt", self.export_format(v)), sheet.touch()),
+                                     name="Format"))
+            label = "Export As:" if fmt is not None else "Save As:"
+            out += [
+                Label((20, top + 24, 90, 24), label, 13, align="right"),
+                TextField("save:name", (118, top + 24, w - 140, 24), ed, name=label.rstrip(":"), on_commit=lambda t: do_save()),
+                Label((20, top + 64, 90, 24), "Where:", 13, align="right"),
+                PopupButton("save:where", (118, top + 64, 200, 24), list(LOCATIONS), form["where"],
+                            lambda v: (form.__setitem__("where", v), sheet.touch()), name="Where"),
+                Label((20, top + 100, 90, 24), "File Format:", 13, align="right"),
+                Label((118, top + 100, 300, 24), kind_name or self._format_caption(form["fmt"]), 13,
+                      color="secondary_text", key="save:format"),
+                Button("save:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(sheet), cancel=True),
+                Button("save:save", (w - 104, h - 44, 84, 26), verb, lambda: do_save(), default=True,
+                       enabled=bool(ed.text.strip())),
+            ]
+            return out
+
+        def do_save() -> None:
+            name = sheet.editors["save:name"].text.strip()
+            if not name or "/" in name or name.startswith("."):
+                return
+            f: ExportFormat | None = form["fmt"]
+            suffix = self.suffix if f is None else f.suffix
+            if suffix and not name.lower().endswith(suffix):
+                name += suffix
+            path = self._location_dir(form["where"]) / name
+            self.desktop.close_window(sheet)
+            if path.exists() and (win.doc.path is None or path.resolve() != win.doc.path.resolve()):
+                alert(self, win, f"“{name}” already exists. Do you want to replace it?",
+                      f"A file or folder with the same name already exists in the folder {form['where']}. "
+                      "Replacing it will overwrite its current contents.",
+                      [("Replace", lambda: done(path, f)), ("Cancel", lambda: None)], default=1, cancel=1)
+            else:
+                done(path, f)
+
+        sheet = Window(self, verb, (0, 0, w, h), build, parent=win, kind="sheet")
+        sheet.focus_key = "save:name"
+        sheet.editor("save:name", initial=stem).select_all()
+        self.desktop.show_window(sheet)
+        return sheet
+
+    @staticmethod
+    def _format_caption(fmt: ExportFormat) -> str:
+        return {".pdf": "PDF", ".docx": "Microsoft Word (.docx)", ".txt": "Plain Text (UTF-8)", ".epub": "EPUB",
+                ".pptx": "Microsoft PowerPoint (.pptx)", ".xlsx": "Microsoft Excel (.xlsx)", ".csv": "CSV",
+                "": "A folder of images, one per slide"}.get(fmt.suffix, fmt.label)
+
+    def _location_dir(self, where: str) -> Path:
+        home = self.desktop.home
+        return home if where == "Home" else home / where
+
+    def _location_of(self, path: Path) -> str:
+        for loc in LOCATIONS[:3]:
+            if path.parent == self.desktop.home / loc:
+                return loc
+        return "Home"
+
+    # ------------------------------------------------------------------ menus
+    def file_menu(self) -> list[MenuItem]:
+        fw = self._front()
+        is_doc = fw is not None and isinstance(fw.doc, IWorkDoc)
+        items = [
+            MenuItem("New", self.chooser, "cmd+n"),
+            MenuItem("Open…", self.open_chooser, "cmd+o"),
+            sep(),
+            MenuItem("Close", self._close_front, "cmd+w", enabled=fw is not None),
+            MenuItem("Save…", lambda: self.save(fw), "cmd+s", enabled=is_doc),
+            MenuItem("Duplicate", lambda: self.save(fw, save_as=True), "cmd+shift+s", enabled=is_doc),
+            sep(),
+        ]
+        for f in self.export_formats:
+            items.append(MenuItem(f"Export To {f.label}…", (lambda f=f: self.export_sheet(fw, f)), enabled=is_doc))
+        return items
+
+    def app_menus(self) -> list:
+        return [("File", self.file_menu())]
+
+    def open_chooser(self) -> Window:
+        """File > Open…: pick a document of this app from a location."""
+        w, h = 520, 380
+        form: dict[str, Any] = {"where": "Documents", "selected": None}
+        from ..widgets import ListView, Row
+
+        def build(panel: Window) -> list[Widget]:
+            folder = self._location_dir(form["where"])
+            try:
+                names = sorted((p.name for p in folder.iterdir() if not p.name.startswith(".")
+                                and (p.is_dir() or p.suffix.lower() == self.suffix)), key=str.lower)
+            except OSError:
+                names = []
+            rows = [Row(n, [n], icon="folder" if (folder / n).is_dir() else "document") for n in names]
+            return [
+                Box((0, 0, w, h), "window_bg"),
+                PopupButton("open:where", (20, 16, 200, 24), list(LOCATIONS), form["where"],
+                            lambda v: (form.__setitem__("where", v), form.__setitem__("selected", None), panel.touch()),
+                            name="Where"),
+                ListView("open:files", (20, 52, w - 40, h - 110), rows, [form["selected"]] if form["selected"] else [],
+                         name="Files", on_select=lambda ks: form.__setitem__("selected", ks[0] if ks else None),
+                         on_activate=lambda k: do_open(k)),
+                Button("open:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(panel), cancel=True),
+                Button("open:open", (w - 104, h - 44, 84, 26), "Open", lambda: do_open(form["selected"]), default=True,
+                       enabled=form["selected"] is not None),
+            ]
+
+        def do_open(name: str | None) -> None:
+            if not name:
+                return
+            path = self._location_dir(form["where"]) / name
+            if path.is_dir():
+                return
+            self.desktop.close_window(panel)
+            self.open_file(path)
+
+        x, y = self.desktop.cascade_origin(w, h)
+        panel = Window(self, "Open", (x, y, w, h), build)
+        panel.focus_key = "open:files"
+        self.desktop.show_window(panel)
+        return panel
+
+
+class IWorkScripting(ScriptableAppBase):
+    """The dictionary iWork apps share: ``documents`` (name, id, modified, file), ``windows``, and the
+    commands ``make new document``, ``save … in``, ``open``, ``close … saving``, ``export … to … as``.
+    Subclasses add their classes/properties/constants and answer them in the ``*_extra`` hooks."""
+
+    extra_classes: dict[str, str] = {}
+    extra_properties: frozenset[str] = frozenset()
+    extra_constants: frozenset[str] = frozenset()
+    record_properties: tuple[str, ...] = ()  # a document's own properties in ``properties of document``
+
+    def __init__(self, app: IWorkApp) -> None:
+        self.app = app
+        self.name = app.name
+        cmds = dict(STANDARD_COMMANDS)
+        cmds["export"] = ("to", "as", "with properties")
+        self.terminology = Terminology(
+            classes={"document": "documents", "window": "windows", **self.extra_classes},
+            properties=frozenset({"name", "id", "modified", "file", "index", "bounds", "document", "frontmost",
+                                  "version", "properties", "class"}) | self.extra_properties,
+            commands=cmds,
+            constants=frozenset(f.constant for f in app.export_formats) | self.extra_constants)
+
+    # ------------------------------------------------------------------ helpers
+    def doc(self, obj: ObjectRef) -> IWorkDoc:
+        d = self.app.find_document(obj.id) if obj.cls == "document" else None
+        if d is None:
+            raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+        return d
+
+    def describe(self, obj: ObjectRef) -> str:
+        if obj.cls == "document":
+            d = self.app.find_document(obj.id)
+            if d is not None:
+                return f'document "{d.name}" of application "{self.name}"'
+        return super().describe(obj)
+
+    def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
+        # ``file (path to documents folder as text) & "x.pdf"`` inside the tell block: AppleScript makes
+        # a file specifier of the text (a literal ``file "…"`` never reaches the app)
+        if container is None and cls == "file":
+            return ObjectRef("file", str(name))
+        return None
+
+    def host_path(self, value: Any, what: str) -> Path:
+        """The host path of a script's file value; errors name the value and what it was for."""
+        from ..backend import BackendError
+
+        if isinstance(value, ObjectRef) and value.cls == "file":
+            value = value.id
+        text = path_text(value)
+        try:
+            return self.app.desktop.backend.host_path(text)
+        except BackendError as e:
+            raise AppleScriptError(f"Can’t {what} “{text}”: {e}.", -5000) from None
+
+    def _docs_of(self, direct: Any) -> list[IWorkDoc]:
+        if direct is None:
+            d = self.app.front_document()
+            if d is None:
+                raise AppleScriptError("Can’t get document 1.", ERR_NO_SUCH_OBJECT)
+            return [d]
+        out = []
+        for it in (direct if isinstance(direct, list) else [direct]):
+            ref = it if isinstance(it, ObjectRef) else getattr(it, "ref", None)
+            if not isinstance(ref, ObjectRef):
+                raise AppleScriptError(f"Can’t make {self._show(it)} into type document.", -1700)
+            if ref.cls == "window":
+                w = self._window(ref)
+                out.append(w.doc)
+            else:
+                out.append(self.doc(ref))
+        return out
+
+    def _window(self, obj: ObjectRef) -> Window:
+        for w in self.app.windows:
+            if w.id == obj.id and isinstance(w.doc, IWorkDoc):
+                return w
+        raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    # ------------------------------------------------------------------ hooks for subclasses
+    def elements_extra(self, container: ObjectRef | None, cls: str) -> list[ObjectRef] | None:
+        return None
+
+    def get_extra(self, obj: ObjectRef | None, prop: str) -> Any:
+        return super().get_property(obj, prop)
+
+    def set_extra(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        super().set_property(obj, prop, value)
+
+    def make_document(self, properties: dict[str, Any]) -> IWorkDoc:
+        return self.app.new_document()
+
+    def make_extra(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        raise AppleScriptError(f"Can’t make class {cls}.", ERR_APP_GENERIC)
+
+    def delete_extra(self, obj: ObjectRef) -> None:
+        super().delete(obj)
+
+    # ------------------------------------------------------------------ ScriptableApp
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls == "document":
+            return [ObjectRef("document", d.id) for d in self.app.documents_front_first()]
+        if container is None and cls == "window":
+            return [ObjectRef("window", w.id) for w in self.app.windows if isinstance(w.doc, IWorkDoc)]
+        found = self.elements_extra(container, cls)
+        if found is not None:
+            return found
+        return super().elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None:
+            if prop == "version":
+                return "14.4"
+            if prop == "name":
+                return self.name
+            return self.get_extra(obj, prop)
+        if obj.cls == "window":
+            w = self._window(obj)
+            if prop == "name":
+                return w.title
+            if prop == "document":
+                return ObjectRef("document", w.doc.id)
+            if prop == "bounds":
+                return [w.x, w.y, w.x + w.w, w.y + w.h]
+            if prop == "id":
+                return w.id
+            return super().get_property(obj, prop)
+        if obj.cls == "document":
+            d = self.doc(obj)
+            if prop == "name":
+                return d.name
+            if prop == "id":
+                return f"{self.app.kind.upper()}-{d.id:04d}"
+            if prop == "modified":
+                return d.modified
+            if prop == "file":
+                return None if d.path is None else FileRef(self.app.desktop.backend.posix_path(d.path), "file")
+            if prop == "properties":
+                out: dict[str, Any] = {"class": Constant("document")}
+                for p in ("name", "id", "modified", "file", *self.record_properties):
+                    out[p] = self.get_property(obj, p)
+                return out
+        return self.get_extra(obj, prop)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "document" and prop in ("name", "id", "modified", "file"):
+            raise AppleScriptError(f"Can’t set {prop} of {self.describe(obj)} to {self._show(value)}: it is read-only.", -10006)
+        self.set_extra(obj, prop, value)
+        if obj is not None:
+            d = self._owner_doc(obj)
+            if d is not None:
+                self.app.mark_modified(d)
+
+    def _owner_doc(self, obj: ObjectRef) -> IWorkDoc | None:
+        """The document an object belongs to (ids of a document's parts start with its id)."""
+        if obj.cls == "document":
+            return self.app.find_document(obj.id)
+        if isinstance(obj.id, tuple) and obj.id:
+            return self.app.find_document(obj.id[0])
+        return None
+
+    def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        if cls == "document":
+            return ObjectRef("document", self.make_document(properties).id)
+        ref = self.make_extra(cls, properties, at)
+        d = self._owner_doc(ref)
+        if d is not None:
+            self.app.mark_modified(d)
+        return ref
+
+    def delete(self, obj: ObjectRef) -> None:
+        if obj.cls == "document":
+            raise AppleScriptError(f"Can’t delete {self.describe(obj)}; close it instead.", ERR_APP_GENERIC)
+        d = self._owner_doc(obj)
+        self.delete_extra(obj)
+        if d is not None:
+            self.app.mark_modified(d)
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        app = self.app
+        if name == "save":
+            (doc,) = self._docs_of(direct)[:1]
+            target = params.get("in")
+            if target is None and doc.path is None:
+                raise AppleScriptError(f"The document “{doc.name}” has never been saved; give a file with “in”.", ERR_APP_GENERIC)
+            path = self._with_suffix(self.host_path(target, "save to")) if target is not None else doc.path
+            app.write(doc, path)
+            return None
+        if name == "open":
+            out = []
+            for it in (direct if isinstance(direct, list) else [direct]):
+                path = self.host_path(it, "open")
+                if not path.is_file():
+                    raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
+                try:
+                    out.append(ObjectRef("document", app.load(path).id))
+                except IWorkFileError as e:
+                    raise AppleScriptError(f"The document “{path.name}” could not be opened. {e}", ERR_APP_GENERIC) from None
+            app.desktop.activate(app, reopen=False)
+            return out[0] if len(out) == 1 else out
+        if name == "close":
+            saving = params.get("saving")
+            saving_in = params.get("saving in")
+            for doc in self._docs_of(direct):
+                if saving_in is not None:
+                    app.write(doc, self._with_suffix(self.host_path(saving_in, "save to")))
+                elif saving == Constant("yes") and doc.modified:
+                    if doc.path is None:
+                        raise AppleScriptError(f"The document “{doc.name}” has never been saved; "
+                                               "close it “saving in” a file.", ERR_APP_GENERIC)
+                    app.write(doc, doc.path)
+                elif saving is None and doc.modified and doc.path is not None:
+                    app.write(doc, doc.path)  # “saving ask” with no user to ask: keep the work
+                app.close_document(doc)
+            return None
+        if name == "export":
+            (doc,) = self._docs_of(direct)[:1]
+            if "to" not in params:
+                raise AppleScriptError("Some parameter is missing for export: give a file with “to”.", -1701)
+            fmt_value = params.get("as")
+            if fmt_value is None:
+                raise AppleScriptError("Some parameter is missing for export: give a format with “as” ("
+                                       + ", ".join(f.constant for f in app.export_formats) + ").", -1701)
+            fmt_name = fmt_value.name if isinstance(fmt_value, Constant) else str(fmt_value)
+            try:
+                fmt = app.export_format(fmt_name)
+            except ValueError as e:
+                raise AppleScriptError(str(e), -1700) from None
+            path = self.host_path(params["to"], "export to")
+            options = params.get("with properties") or {}
+            if not isinstance(options, dict):
+                raise AppleScriptError(f"Can’t make {self._show(options)} into type export options.", -1700)
+            try:
+                app.export_to(doc, fmt, path, {k: (v.name if isinstance(v, Constant) else v) for k, v in options.items()})
+            except ValueError as e:
+                raise AppleScriptError(str(e), ERR_APP_GENERIC) from None
+            return None
+        return super().command(name, direct, params)
+
+    def _with_suffix(self, path: Path) -> Path:
+        return path if path.suffix.lower() == self.app.suffix else path.with_name(path.name + self.app.suffix)
