@@ -24,6 +24,7 @@ APP_MODULES: dict[str, str] = {
     "TextEdit": "textedit:TextEditApp",
     "Terminal": "terminal:TerminalApp",
     "Pages": "pages:PagesApp",
+    "Numbers": "numbers:NumbersApp",
     "System Settings": "settings:SettingsApp",
 }
 
