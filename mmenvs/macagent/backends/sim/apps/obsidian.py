@@ -1,0 +1,1070 @@
+"""Obsidian: a Markdown vault app over real folders of the episode's home.
+
+A vault is a folder (e.g. ``~/Documents/Work``) with a ``.obsidian/`` config folder; its notes are
+``.md`` files any shell tool can read and write. Like the real app, the vaults Obsidian knows are
+listed in ``~/Library/Application Support/obsidian/obsidian.json``
+(``{"vaults": {"<id>": {"path": …, "ts": …, "open": true}}}``), and the open note is recorded in the
+vault's ``.obsidian/workspace.json`` (``lastOpenFiles``, newest first).
+
+The GUI: a file tree (folders collapse on click; right-click for new note / new folder / rename /
+delete), the editor of the open note (an inline title that renames the file, and the Markdown
+source, saved as you type), the quick switcher (cmd-o: open a note by name, or create it —
+``Folder/Note`` creates it in a subfolder), search over note contents (cmd-shift-f: words, quoted
+phrases, ``tag:``, ``file:``, ``path:``, ``-word``), and on the right the open note's backlinks
+(notes whose ``[[wiki links]]`` resolve to it), outgoing links and tags. Without a vault a chooser
+creates one or opens a folder as a vault.
+
+Real Obsidian has no AppleScript dictionary: scripts can only ``activate``/``quit`` it. What a Mac
+does offer is its URL scheme, handled here through ``open``: ``obsidian://open?vault=V&file=F``
+(or ``&path=/abs/path``), ``obsidian://new?vault=V&name=N&content=C`` (also ``file=``, ``append``,
+``overwrite``, ``silent``) and ``obsidian://search?vault=V&query=Q``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from ..menus import MenuItem, sep
+from ..widgets import Box, Button, Label, ListView, Row, Segmented, TextField, Widget
+from ..window import Window, alert, text_prompt
+from .base import App
+
+if TYPE_CHECKING:  # pragma: no cover
+    from PIL import Image
+
+    from ..desktop import Desktop
+
+REGISTRY = "Library/Application Support/obsidian/obsidian.json"
+VERSION = "1.7.7"
+# characters Obsidian refuses in a file name
+BAD_NAME_CHARS = '*"\\/<>:|?'
+_LINK = re.compile(r"\[\[([^\]\|#\^]*)(?:[#\^][^\]\|]*)?(?:\|[^\]]*)?\]\]")
+_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z0-9_\-/]*[A-Za-z_\-/][A-Za-z0-9_\-/]*)", re.M)
+_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_FRONTMATTER = re.compile(r"\A---\n(.*?)\n---(?:\n|\Z)", re.S)
+
+
+# ---------------------------------------------------------------------------------------- Markdown
+
+
+def frontmatter_tags(text: str) -> list[str]:
+    """Tags listed in YAML front matter: ``tags: [a, b]``, ``tags: a, b`` or a ``- a`` list."""
+    m = _FRONTMATTER.match(text)
+    if not m:
+        return []
+    lines = m.group(1).split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        key, sep_, rest = line.partition(":")
+        if not sep_ or key.strip().lower() not in ("tags", "tag"):
+            continue
+        rest = rest.strip()
+        if rest:
+            out += [t.strip().strip("'\"").lstrip("#") for t in rest.strip("[]").split(",")]
+        else:
+            for item in lines[i + 1:]:
+                if not item.strip().startswith("- "):
+                    break
+                out.append(item.strip()[2:].strip().strip("'\"").lstrip("#"))
+    return [t for t in out if t]
+
+
+def note_tags(text: str) -> list[str]:
+    """The note's tags without ``#``, in order of first appearance: front matter, then inline ``#tag``
+    (not inside code, not headings, not purely numeric)."""
+    body = _FRONTMATTER.sub("", text, count=1)
+    body = _INLINE_CODE.sub("", _FENCE.sub("", body))
+    out: list[str] = []
+    for t in frontmatter_tags(text) + _TAG.findall(body):
+        if t.lower() not in (x.lower() for x in out):
+            out.append(t)
+    return out
+
+
+def wiki_links(text: str) -> list[str]:
+    """Targets of ``[[Target]]``, ``[[Target|alias]]`` and ``[[Target#Heading]]`` links, in order."""
+    body = _INLINE_CODE.sub("", _FENCE.sub("", text))
+    return [m.strip() for m in _LINK.findall(body) if m.strip()]
+
+
+def _split_terms(query: str) -> list[str]:
+    try:
+        return shlex.split(query)
+    except ValueError:  # an unbalanced quote: take the words as they are
+        return query.split()
+
+
+class TreeList(ListView):
+    """The file tree: a list whose rows are indented by depth; the accessibility tree names rows
+    without the indentation and the disclosure arrow, and says which rows are folders."""
+
+    def a11y_children(self) -> list[tuple[str, str, str | None, tuple[int, int, int, int], str]]:
+        out = []
+        for role, name, value, rect, flags in super().a11y_children():
+            bare = name.strip()
+            if bare[:2] in ("▸ ", "▾ "):
+                value = "collapsed folder" if bare[0] == "▸" else "expanded folder"
+                bare = bare[2:]
+            out.append((role, bare, value, rect, flags))
+        return out
+
+
+# ---------------------------------------------------------------------------------------- the app
+
+
+class ObsidianApp(App):
+    """Obsidian over the vaults in its registry; the open note and vault are ``open_note``/``vault``."""
+
+    name = "Obsidian"
+    bundle_id = "md.obsidian"
+    url_schemes = frozenset({"obsidian"})
+
+    def __init__(self, desktop: "Desktop") -> None:
+        super().__init__(desktop)
+        self.vault_id: str | None = None  # the vault shown; None = the registry's open (or first) vault
+        self.open_note: str | None = None  # path of the open note inside the vault ("Inbox/Call.md")
+        self.side = "Files"  # left sidebar: Files | Search
+        self.search_query = ""
+        self.collapsed: set[str] = set()  # folders collapsed in the file tree
+
+    # ------------------------------------------------------------------ vault registry
+    @property
+    def registry_path(self) -> Path:
+        return self.desktop.home / REGISTRY
+
+    def registry(self) -> dict[str, dict[str, Any]]:
+        """``vaults`` of obsidian.json (an unreadable file counts as no vaults, as Obsidian starts fresh)."""
+        try:
+            data = json.loads(self.registry_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        vaults = data.get("vaults") if isinstance(data, dict) else None
+        return {str(k): v for k, v in vaults.items() if isinstance(v, dict) and isinstance(v.get("path"), str)} \
+            if isinstance(vaults, dict) else {}
+
+    def _write_registry(self, vaults: dict[str, dict[str, Any]]) -> None:
+        self.registry_path.parent.mkdir(parents=True, exist_ok=True)
+        self.registry_path.write_text(json.dumps({"vaults": vaults}, indent=2) + "\n", encoding="utf-8")
+
+    def _vault_root(self, entry: dict[str, Any]) -> Path | None:
+        try:
+            p = self.desktop.backend.host_path(entry["path"])
+        except Exception:  # noqa: BLE001 - a vault outside the home folder is not reachable in the sim
+            return None
+        return p if p.is_dir() else None
+
+    def vaults(self) -> list[dict[str, Any]]:
+        """Registered vaults whose folder exists: ``id``, ``name`` (the folder's name), ``root`` (host path)."""
+        out = []
+        for vid, entry in self.registry().items():
+            root = self._vault_root(entry)
+            if root is not None:
+                out.append({"id": vid, "name": root.name, "root": root, "open": bool(entry.get("open"))})
+        return out
+
+    def current(self) -> dict[str, Any] | None:
+        vs = self.vaults()
+        for v in vs:
+            if v["id"] == self.vault_id:
+                return v
+        for v in vs:
+            if v["open"]:
+                return v
+        return vs[0] if vs else None
+
+    def find_vault(self, name_or_id: str) -> dict[str, Any] | None:
+        for v in self.vaults():
+            if v["id"] == name_or_id:
+                return v
+        for v in self.vaults():
+            if v["name"] == name_or_id:
+                return v
+        low = name_or_id.lower()
+        return next((v for v in self.vaults() if v["name"].lower() == low), None)
+
+    def register_vault(self, root: Path) -> str:
+        """Add the folder ``root`` to the registry (if new), create its ``.obsidian`` folder, open it."""
+        self.desktop.backend.check_in_home(root)
+        root.mkdir(parents=True, exist_ok=True)
+        cfg = root / ".obsidian"
+        cfg.mkdir(exist_ok=True)
+        for fname, content in (("app.json", {}), ("appearance.json", {}),
+                               ("core-plugins.json", ["file-explorer", "global-search", "switcher", "backlink",
+                                                      "outgoing-link", "tag-pane", "page-preview"])):
+            if not (cfg / fname).exists():
+                (cfg / fname).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+        posix = self.desktop.backend.posix_path(root)
+        vaults = self.registry()
+        vid = next((k for k, v in vaults.items() if v.get("path", "").rstrip("/") == posix), None)
+        if vid is None:
+            vid = hashlib.md5(posix.encode()).hexdigest()[:16]
+            vaults[vid] = {"path": posix, "ts": int(self.desktop.now.timestamp() * 1000)}
+        self._set_open(vaults, vid)
+        return vid
+
+    def _set_open(self, vaults: dict[str, dict[str, Any]], vid: str) -> None:
+        for k, v in vaults.items():
+            if k == vid:
+                v["open"] = True
+            else:
+                v.pop("open", None)
+        self._write_registry(vaults)
+        if self.vault_id != vid:
+            self.vault_id = vid
+            self.open_note = None
+            self.collapsed.clear()
+            root = self.current()["root"] if self.current() else None
+            if root is not None:
+                self.open_note = self._last_open(root)
+        self.touch()
+
+    def switch_vault(self, vid: str) -> None:
+        vaults = self.registry()
+        if vid in vaults:
+            self._set_open(vaults, vid)
+            v = self.current()
+            if v is not None:
+                self.register_vault(v["root"])  # make sure its config folder exists
+            self._show_main()
+
+    # ------------------------------------------------------------------ notes on disk
+    @staticmethod
+    def note_paths(root: Path) -> list[str]:
+        """Every ``.md`` note of the vault at ``root`` as a vault path, sorted; hidden folders skipped."""
+        out = []
+        for dirpath, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            rel = Path(dirpath).relative_to(root)
+            for f in files:
+                if f.endswith(".md") and not f.startswith("."):
+                    out.append(str(rel / f) if str(rel) != "." else f)
+        return sorted(out, key=str.lower)
+
+    @staticmethod
+    def folder_paths(root: Path) -> list[str]:
+        out = []
+        for dirpath, dirs, _files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            rel = Path(dirpath).relative_to(root)
+            out += [str(rel / d) if str(rel) != "." else d for d in dirs]
+        return sorted(out, key=str.lower)
+
+    def _inside(self, root: Path, rel: str) -> Path:
+        p = (root / rel).resolve()
+        if p != root.resolve() and root.resolve() not in p.parents:
+            raise ValueError(f"the path {rel!r} leads outside the vault {root.name!r}")
+        return root / rel
+
+    def read(self, root: Path, rel: str) -> str:
+        try:
+            return self._inside(root, rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def write(self, root: Path, rel: str, text: str) -> None:
+        p = self._inside(root, rel)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        self.touch()
+
+    def resolve_link(self, root: Path, target: str, notes: list[str] | None = None) -> str | None:
+        """The note a ``[[target]]`` link points to: a vault path (with or without ``.md``), else the
+        shortest-path note with that name (case-insensitive, like on macOS)."""
+        notes = self.note_paths(root) if notes is None else notes
+        t = target.strip().removesuffix(".md").lower()
+        for n in notes:
+            if n[:-3].lower() == t:
+                return n
+        base = t.rsplit("/", 1)[-1]
+        cands = [n for n in notes if n[:-3].rsplit("/", 1)[-1].lower() == base]
+        return min(cands, key=lambda n: (n.count("/"), n)) if cands else None
+
+    def backlinks(self, root: Path, rel: str) -> list[str]:
+        """Notes with a wiki link that resolves to ``rel``."""
+        notes = self.note_paths(root)
+        return [n for n in notes if n != rel
+                and any(self.resolve_link(root, t, notes) == rel for t in wiki_links(self.read(root, n)))]
+
+    def tag_counts(self, root: Path) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for n in self.note_paths(root):
+            for t in note_tags(self.read(root, n)):
+                counts[t] = counts.get(t, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].lower())))
+
+    def search(self, root: Path, query: str) -> list[tuple[str, str]]:
+        """(note, first matching line) for every note matching all terms of ``query``."""
+        terms = _split_terms(query)
+        if not terms:
+            return []
+        out = []
+        for n in self.note_paths(root):
+            text = self.read(root, n)
+            low = text.lower()
+            tags = [t.lower() for t in note_tags(text)]
+            ok, first = True, None
+            for term in terms:
+                neg = term.startswith("-") and len(term) > 1
+                t = term[1:] if neg else term
+                key, colon, val = t.partition(":")
+                if colon and key.lower() == "tag":
+                    v = val.lstrip("#").lower()
+                    hit = any(x == v or x.startswith(v + "/") for x in tags)
+                elif colon and key.lower() == "file":
+                    hit = val.lower() in n.rsplit("/", 1)[-1].lower()
+                elif colon and key.lower() == "path":
+                    hit = val.lower() in n.lower()
+                else:
+                    hit = t.lower() in low
+                    if hit and not neg and first is None:
+                        first = next((ln.strip() for ln in text.split("\n") if t.lower() in ln.lower()), None)
+                if hit == neg:
+                    ok = False
+                    break
+            if ok:
+                out.append((n, first or ""))
+        return out
+
+    def unique_note(self, root: Path, folder: str, stem: str) -> str:
+        """A free vault path for a note called ``stem`` in ``folder`` ("Untitled", "Untitled 1", …)."""
+        prefix = folder + "/" if folder else ""
+        rel = f"{prefix}{stem}.md"
+        i = 1
+        while (root / rel).exists():
+            rel = f"{prefix}{stem} {i}.md"
+            i += 1
+        return rel
+
+    @staticmethod
+    def check_name(name: str) -> None:
+        """Raise ValueError with Obsidian's message if ``name`` cannot be a file name."""
+        if not name.strip():
+            raise ValueError("File name cannot be empty.")
+        bad = [c for c in BAD_NAME_CHARS if c in name]
+        if bad:
+            raise ValueError(f'File name cannot contain any of the following characters: * " \\ / < > : | ?  (got {name!r})')
+        if name.startswith("."):
+            raise ValueError("File name cannot start with a dot.")
+
+    # ------------------------------------------------------------------ note operations
+    def open(self, rel: str | None) -> None:
+        """Show note ``rel`` of the current vault and record it in workspace.json."""
+        v = self.current()
+        if v is None or rel is None:
+            self.open_note = None
+            self.touch()
+            return
+        self.open_note = rel
+        self._record_open(v["root"], rel)
+        parts = rel.split("/")[:-1]
+        for i in range(len(parts)):
+            self.collapsed.discard("/".join(parts[: i + 1]))  # reveal it in the tree
+        for w in self.windows:
+            w.editors.pop("obsidian:editor", None)
+            w.editors.pop("obsidian:title", None)
+        self.touch()
+
+    def _record_open(self, root: Path, rel: str) -> None:
+        ws = root / ".obsidian" / "workspace.json"
+        try:
+            data = json.loads(ws.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                data = {}
+        except (OSError, ValueError):
+            data = {}
+        last = [rel] + [x for x in data.get("lastOpenFiles", []) if x != rel]
+        leaf = {"id": "leaf-1", "type": "leaf",
+                "state": {"type": "markdown", "state": {"file": rel, "mode": "source", "source": False},
+                          "title": rel.rsplit("/", 1)[-1][:-3]}}
+        data.update({"main": {"id": "main", "type": "split", "direction": "vertical",
+                              "children": [{"id": "tabs-1", "type": "tabs", "children": [leaf]}]},
+                     "active": "leaf-1", "lastOpenFiles": last[:10]})
+        ws.parent.mkdir(parents=True, exist_ok=True)
+        ws.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def _last_open(root: Path) -> str | None:
+        try:
+            data = json.loads((root / ".obsidian" / "workspace.json").read_text(encoding="utf-8"))
+            files = data.get("lastOpenFiles", []) if isinstance(data, dict) else []
+        except (OSError, ValueError):
+            return None
+        return next((f for f in files if isinstance(f, str) and (root / f).is_file()), None)
+
+    def create_note(self, path: str, content: str = "", open_it: bool = True) -> str:
+        """Create a note at vault path ``path`` ("Inbox/Call" or "Inbox/Call.md"; folders are created).
+        An existing name gets a number ("Call 1"). Returns the new vault path."""
+        v = self.current()
+        if v is None:
+            raise ValueError("Obsidian has no vault open; create one or open a folder as a vault first")
+        path = path.strip().strip("/").removesuffix(".md")
+        folder, _, stem = path.rpartition("/")
+        self.check_name(stem)
+        for part in [p for p in folder.split("/") if p]:
+            self.check_name(part)
+        rel = self.unique_note(v["root"], folder, stem)
+        self.write(v["root"], rel, content)
+        if open_it:
+            self.open(rel)
+        return rel
+
+    def new_note(self) -> None:
+        """cmd-n: "Untitled" in the vault root, opened with its title selected for renaming."""
+        if self.current() is None:
+            self.reopen()
+            return
+        self.create_note("Untitled")
+        self.reopen()
+        for w in self.windows:
+            if w.kind == "window" and w.doc == "vault":
+                w.focus_key = "obsidian:title"
+                ed = w.editor("obsidian:title", initial=Path(self.open_note or "").stem)
+                ed.select_all()
+
+    def new_folder(self, parent: str = "", name: str = "Untitled") -> str:
+        v = self.current()
+        if v is None:
+            raise ValueError("Obsidian has no vault open")
+        self.check_name(name)
+        prefix = parent + "/" if parent else ""
+        rel, i = prefix + name, 1
+        while (v["root"] / rel).exists():
+            rel = f"{prefix}{name} {i}"
+            i += 1
+        self._inside(v["root"], rel).mkdir(parents=True)
+        self.collapsed.discard(parent)
+        self.touch()
+        return rel
+
+    def rename(self, rel: str, new_name: str) -> str:
+        """Rename note or folder ``rel`` (same folder); wiki links to a renamed note follow it, as with
+        Obsidian's "Automatically update internal links". Returns the new vault path."""
+        v = self.current()
+        if v is None:
+            raise ValueError("Obsidian has no vault open")
+        root = v["root"]
+        src = self._inside(root, rel)
+        is_note = src.is_file()
+        new_name = new_name.strip().removesuffix(".md") if is_note else new_name.strip()
+        self.check_name(new_name)
+        parent = rel.rpartition("/")[0]
+        new_rel = (parent + "/" if parent else "") + new_name + (".md" if is_note else "")
+        if new_rel == rel:
+            return rel
+        dst = self._inside(root, new_rel)
+        if dst.exists() and dst.resolve() != src.resolve():
+            raise ValueError(f"A file named {new_name!r} already exists in {parent or v['name']!r}.")
+        notes_before = self.note_paths(root)
+        linking = {n: self.read(root, n) for n in notes_before} if is_note else {}
+        src.rename(dst)
+        if is_note:
+            old_stem, new_stem = rel[:-3], new_rel[:-3]
+            for n, text in linking.items():
+                n_now = new_rel if n == rel else n
+
+                def swap(m: re.Match) -> str:
+                    target = m.group(1).strip()
+                    if self.resolve_link(root, target, notes_before) != rel:
+                        return m.group(0)
+                    repl = new_stem if "/" in target else new_stem.rsplit("/", 1)[-1]
+                    return m.group(0).replace(target, repl, 1)
+
+                new_text = _LINK.sub(swap, text)
+                if new_text != text:
+                    self.write(root, n_now, new_text)
+            if self.open_note == rel:
+                self.open_note = new_rel
+                self._record_open(root, new_rel)
+            del old_stem
+        elif self.open_note and self.open_note.startswith(rel + "/"):
+            self.open_note = new_rel + self.open_note[len(rel):]
+        self.touch()
+        return new_rel
+
+    def delete(self, rel: str) -> None:
+        """Move note or folder ``rel`` to the system Trash (Obsidian's default)."""
+        v = self.current()
+        if v is None:
+            return
+        p = self._inside(v["root"], rel)
+        if not p.exists():
+            return
+        self.desktop.apps["Finder"].move_to_trash([p])
+        if self.open_note and (self.open_note == rel or self.open_note.startswith(rel + "/")):
+            self.open_note = None
+        self.touch()
+
+    # ------------------------------------------------------------------ URL scheme
+    def open_url(self, url: str) -> None:
+        """``obsidian://open|new|search?…`` as the real app handles it; problems show a notice."""
+        parts = urlsplit(url)
+        action = (parts.netloc or parts.path.lstrip("/")).lower()
+        q = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        try:
+            self._url_action(action, q, url)
+        except ValueError as e:
+            self._notice(str(e))
+
+    def _url_action(self, action: str, q: dict[str, str], url: str) -> None:
+        if action not in ("open", "new", "search"):
+            raise ValueError(f"Unsupported Obsidian URL action {action!r} in {url}; use open, new or search.")
+        if "path" in q and action in ("open", "new"):
+            target = self.desktop.backend.host_path(q["path"]) if q["path"] else None
+            match = [v for v in self.vaults() if target is not None
+                     and (target == v["root"] or v["root"].resolve() in target.resolve().parents)]
+            if not match:
+                raise ValueError(f"Unable to find a vault for the URL {url}")
+            v = match[0]
+            rel = str(target.resolve().relative_to(v["root"].resolve()))
+            q = {**q, "vault": v["id"], "file": rel}
+        name = q.get("vault")
+        v = self.find_vault(name) if name else self.current()
+        if v is None:
+            raise ValueError(f"Vault not found. Unable to find a vault for the URL {url}")
+        if v["id"] != self.current()["id"]:
+            self.switch_vault(v["id"])
+        self.register_vault(v["root"])
+        root = v["root"]
+        if action == "open":
+            f = q.get("file")
+            if f:
+                rel = self.resolve_link(root, f)
+                if rel is None:
+                    raise ValueError(f"Unable to find a note matching {f!r} in vault {v['name']!r}.")
+                self.open(rel)
+            self._show_main()
+            return
+        if action == "search":
+            self.side = "Search"
+            self.search_query = q.get("query", "")
+            for w in self.windows:
+                w.editors.pop("obsidian:search", None)
+            self._show_main()
+            return
+        # new
+        content = q.get("content", "")
+        target = q.get("file") or q.get("name") or "Untitled"
+        path = target.removesuffix(".md")
+        existing = (root / (path + ".md"))
+        silent = "silent" in q and q["silent"].lower() not in ("false", "0")
+        if existing.is_file() and ("append" in q or "overwrite" in q):
+            rel = path + ".md"
+            if "overwrite" in q:
+                self.write(root, rel, content)
+            else:
+                old = self.read(root, rel)
+                self.write(root, rel, old + ("\n" if old and not old.endswith("\n") else "") + content)
+            if not silent:
+                self.open(rel)
+        else:
+            self.create_note(path, content, open_it=not silent)
+        self._show_main()
+
+    def _notice(self, text: str) -> None:
+        self.reopen()
+        win = next((w for w in self.windows if w.kind == "window"), None)
+        alert(self, win, "Obsidian", text, [("OK", lambda: None)], cancel=0)
+
+    # ------------------------------------------------------------------ state
+    def state(self) -> dict[str, Any]:
+        v = self.current()
+        notes = self.note_paths(v["root"]) if v else []
+        return {"running": self.running,
+                "vaults": [{"id": x["id"], "name": x["name"], "path": self.desktop.backend.posix_path(x["root"])}
+                           for x in self.vaults()],
+                "vault": v["name"] if v else None, "open_note": self.open_note,
+                "open_note_text": self.read(v["root"], self.open_note) if v and self.open_note else None,
+                "notes": notes, "folders": self.folder_paths(v["root"]) if v else [],
+                "sidebar": self.side, "search": self.search_query}
+
+    # ------------------------------------------------------------------ windows
+    def reopen(self) -> None:
+        if not [w for w in self.windows if not w.minimized]:
+            self.new_window()
+
+    def new_window(self) -> Window:
+        if self.current() is None:
+            return self.open_vault_chooser()
+        return self._show_main()
+
+    def _show_main(self) -> Window:
+        for w in self.windows:
+            if w.doc == "vault":
+                self.desktop.raise_window(w)
+                w.touch()
+                return w
+        for w in list(self.windows):
+            if w.doc == "chooser":
+                self.desktop.close_window(w, force=True)
+        w, h = 1080, 640
+        x, y = self.desktop.cascade_origin(w, h)
+        win = Window(self, "Obsidian", (x, y, w, h), self._build, doc="vault", min_size=(760, 420),
+                     signature=self._signature)
+        win.focus_key = "obsidian:editor" if self.open_note else "obsidian:files"
+        self.desktop.show_window(win)
+        return win
+
+    def _signature(self) -> Any:
+        """What on disk the window shows: the registry and every note's size and mtime."""
+        v = self.current()
+        if v is None:
+            return None
+        out = [v["id"]]
+        for dirpath, dirs, files in os.walk(v["root"]):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            out.append(dirpath)
+            for f in sorted(files):
+                try:
+                    st = os.stat(os.path.join(dirpath, f))
+                except OSError:
+                    continue
+                out.append((f, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    def open_vault_chooser(self) -> Window:
+        for w in self.windows:
+            if w.doc == "chooser":
+                self.desktop.raise_window(w)
+                return w
+        w, h = 620, 400
+        x, y = self.desktop.cascade_origin(w, h)
+        win = Window(self, "Obsidian", (x, y, w, h), self._build_chooser, doc="chooser", min_size=(520, 320))
+        win.focus_key = "obsidian:vaults"
+        self.desktop.show_window(win)
+        return win
+
+    def _build_chooser(self, win: Window) -> list[Widget]:
+        W, H = win.w, win.h
+        vs = self.vaults()
+        rows = [Row(v["id"], [v["name"]], icon="folder", detail=self.desktop.backend.posix_path(v["root"])) for v in vs]
+        return [
+            Box((0, 28, 240, H - 28), "sidebar_bg"),
+            ListView("obsidian:vaults", (0, 36, 240, H - 44), rows, [], name="Vaults", sidebar=True,
+                     on_select=lambda ks: self.switch_vault(ks[0]) if ks else None, empty_text="No vaults"),
+            Label((260, 60, W - 280, 30), "Obsidian", 24, "bold", align="center", key="obsidian:brand"),
+            Label((260, 92, W - 280, 20), f"Version {VERSION}", 12, color="secondary_text", align="center", key="obsidian:ver"),
+            Label((270, 150, 200, 20), "Create new vault", 13, "bold", key="obsidian:c1"),
+            Button("obsidian:create-vault", (W - 110, 146, 90, 26), "Create", lambda: self._create_vault_prompt(win), default=True),
+            Label((270, 200, 200, 20), "Open folder as vault", 13, "bold", key="obsidian:c2"),
+            Button("obsidian:open-folder", (W - 110, 196, 90, 26), "Open", lambda: self._open_folder_prompt(win)),
+        ]
+
+    def _create_vault_prompt(self, win: Window) -> None:
+        def make(name: str) -> None:
+            name = name.strip()
+            try:
+                self.check_name(name)
+            except ValueError as e:
+                alert(self, None, "Cannot create vault", str(e), [("OK", lambda: None)], cancel=0)
+                return
+            root = self.desktop.home / "Documents" / name
+            if root.exists():
+                alert(self, None, "Cannot create vault", f"Vault folder already exists: {self.desktop.backend.posix_path(root)}",
+                      [("OK", lambda: None)], cancel=0)
+                return
+            self.switch_vault(self.register_vault(root))
+
+        text_prompt(self, win, "Create new vault", "Vault name:", "", make, ok_title="Create")
+
+    def _open_folder_prompt(self, win: Window) -> None:
+        def opened(path: str) -> None:
+            try:
+                root = self.desktop.backend.host_path(path.strip() or "~")
+            except Exception as e:  # noqa: BLE001 - shown to the user like the app's notice
+                alert(self, None, "Cannot open folder", str(e), [("OK", lambda: None)], cancel=0)
+                return
+            if not root.is_dir():
+                alert(self, None, "Cannot open folder", f"Folder not found: {path.strip()}", [("OK", lambda: None)], cancel=0)
+                return
+            self.switch_vault(self.register_vault(root))
+
+        text_prompt(self, win, "Open folder as vault", "Folder:", "~/Documents/", opened, ok_title="Open")
+
+    def window_closed(self, win: Window) -> None:
+        self.touch()
+
+    # ------------------------------------------------------------------ menus
+    def app_menus(self) -> list:
+        has_vault = self.current() is not None
+        return [("File", [
+            MenuItem("New note", self.new_note, "cmd+n", enabled=has_vault),
+            MenuItem("New folder", lambda: self._new_folder_gui(""), enabled=has_vault),
+            MenuItem("Open quick switcher", self.quick_switcher, "cmd+o", enabled=has_vault),
+            MenuItem("Search in all files", self.show_search, "cmd+shift+f", enabled=has_vault),
+            sep(),
+            MenuItem("Rename note…", lambda: self._rename_gui(self.open_note), enabled=self.open_note is not None),
+            MenuItem("Delete note", lambda: self._delete_gui(self.open_note), enabled=self.open_note is not None),
+            sep(),
+            MenuItem("Open another vault…", self.open_vault_chooser),
+            MenuItem("Close", self._close_front, "cmd+w", enabled=bool(self.windows)),
+        ])]
+
+    # ------------------------------------------------------------------ GUI actions
+    def _main_window(self) -> Window | None:
+        return next((w for w in self.windows if w.doc == "vault"), None)
+
+    def show_search(self) -> None:
+        if self.current() is None:
+            return
+        self.side = "Search"
+        win = self._show_main()
+        win.focus_key = "obsidian:search"
+        win.editor("obsidian:search", initial=self.search_query).select_all()
+        self.touch()
+
+    def _new_folder_gui(self, parent: str) -> None:
+        win = self._main_window()
+        if win is None:
+            return
+
+        def made(name: str) -> None:
+            try:
+                self.new_folder(parent, name.strip())
+            except (ValueError, OSError) as e:
+                alert(self, win, "Cannot create folder", str(e), [("OK", lambda: None)], cancel=0)
+
+        text_prompt(self, win, "New folder", "Name:", "Untitled", made, ok_title="Create")
+
+    def _rename_gui(self, rel: str | None) -> None:
+        win = self._main_window()
+        if win is None or rel is None:
+            return
+        current = rel.rsplit("/", 1)[-1].removesuffix(".md")
+
+        def renamed(name: str) -> None:
+            try:
+                self.rename(rel, name)
+            except (ValueError, OSError) as e:
+                alert(self, win, "Cannot rename", str(e), [("OK", lambda: None)], cancel=0)
+
+        text_prompt(self, win, "Rename", "New name:", current, renamed, ok_title="Rename")
+
+    def _delete_gui(self, rel: str | None) -> None:
+        win = self._main_window()
+        if win is None or rel is None:
+            return
+        name = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        alert(self, win, "Delete file", f"Are you sure you want to delete “{name}”? It will be moved to your system trash.",
+              [("Delete", lambda: self.delete(rel)), ("Cancel", lambda: None)], default=0, cancel=1)
+
+    def _commit_title(self, win: Window, text: str) -> bool:
+        """Rename the open note to the inline title's text; False (and an alert) when refused."""
+        rel = self.open_note
+        if rel is None:
+            return True
+        current = rel.rsplit("/", 1)[-1][:-3]
+        if text.strip() == current:
+            return True
+        try:
+            self.rename(rel, text)
+        except (ValueError, OSError) as e:
+            win.editors.pop("obsidian:title", None)
+            alert(self, win, "Cannot rename", str(e), [("OK", lambda: None)], cancel=0)
+            return False
+        return True
+
+    def quick_switcher(self) -> Window | None:
+        """cmd-o: a field over the vault's notes. Return opens the selected note, or creates the typed
+        name when nothing matches; shift-Return always creates; Escape closes."""
+        v = self.current()
+        if v is None:
+            return None
+        parent = self._show_main()
+        if parent.sheet is not None:
+            self.desktop.close_window(parent.sheet, force=True)
+        w = 560
+        state = {"query": "", "sel": 0}
+
+        def matches() -> list[str]:
+            q = state["query"].strip().removesuffix(".md").lower()
+            notes = self.note_paths(v["root"])
+            if not q:
+                return notes[:8]
+            hits = [n for n in notes if q in n[:-3].lower()]
+            hits.sort(key=lambda n: (n[:-3].rsplit("/", 1)[-1].lower() != q.rsplit("/", 1)[-1],
+                                     not n[:-3].rsplit("/", 1)[-1].lower().startswith(q.rsplit("/", 1)[-1]), n.lower()))
+            return hits[:8]
+
+        def go(create: bool) -> None:
+            query = state["query"].strip()
+            hits = matches()
+            self.desktop.close_window(sheet, force=True)
+            if not create and hits and (query or True):
+                self.open(hits[min(state["sel"], len(hits) - 1)])
+            elif query:
+                try:
+                    self.create_note(query)
+                except ValueError as e:
+                    alert(self, parent, "Cannot create note", str(e), [("OK", lambda: None)], cancel=0)
+                    return
+            else:
+                return
+            parent.focus_key = "obsidian:editor"
+
+        class SwitcherField(TextField):
+            def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
+                if key in ("up", "down") and not mods:
+                    n = len(matches())
+                    if n:
+                        state["sel"] = (state["sel"] + (1 if key == "down" else -1)) % n
+                    win.touch()
+                    return True
+                if key in ("return", "enter") and mods <= {"shift"}:
+                    go(create="shift" in mods)
+                    return True
+                return super().key_event(win, key, mods)
+
+        def build(s: Window) -> list[Widget]:
+            hits = matches()
+            s.h = 60 + max(1, len(hits)) * 30 + 30
+            ed = s.editor("switcher:query", initial="")
+
+            def changed(t: str) -> None:
+                state["query"] = t
+                state["sel"] = 0
+
+            out: list[Widget] = [SwitcherField("switcher:query", (12, 12, w - 24, 30), ed, name="Find or create a note",
+                                               placeholder="Find or create a note...", size=15, on_change=changed,
+                                               on_cancel=lambda: self.desktop.close_window(s, force=True))]
+            if hits:
+                rows = [Row(str(i), [n[:-3].rsplit("/", 1)[-1], n.rsplit("/", 1)[0] + "/" if "/" in n else ""])
+                        for i, n in enumerate(hits)]
+                out.append(ListView("switcher:hits", (0, 52, w, len(hits) * 30), rows, [str(min(state["sel"], len(hits) - 1))],
+                                    name="Matching notes", row_height=30,
+                                    on_select=lambda ks: state.__setitem__("sel", int(ks[0])) if ks else None,
+                                    on_activate=lambda k: (state.__setitem__("sel", int(k)), go(False))))
+            elif state["query"].strip():
+                out.append(Label((16, 58, w - 32, 24), "No notes found. Press ↵ to create “"
+                                 + state["query"].strip() + "”.", 13, color="secondary_text", key="switcher:none"))
+            out.append(Label((16, s.h - 26, w - 32, 20), "↑↓ to navigate   ↵ to open   ⇧↵ to create   esc to dismiss", 11,
+                             color="secondary_text", key="switcher:help"))
+            return out
+
+        sheet = Window(self, "Quick switcher", (0, 0, w, 120), build, parent=parent, kind="sheet")
+        sheet.focus_key = "switcher:query"
+        self.desktop.show_window(sheet)
+        return sheet
+
+    # ------------------------------------------------------------------ main window
+    def _tree_rows(self, root: Path) -> list[Row]:
+        rows: list[Row] = []
+
+        def walk(folder: Path, rel: str, depth: int) -> None:
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: (not e.is_dir(), e.name.lower()))
+            except OSError:
+                return
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                r = (rel + "/" if rel else "") + e.name
+                pad = "    " * depth
+                if e.is_dir():
+                    arrow = "▸ " if r in self.collapsed else "▾ "
+                    rows.append(Row("d:" + r, [pad + arrow + e.name], icon="folder"))
+                    if r not in self.collapsed:
+                        walk(Path(e.path), r, depth + 1)
+                elif e.name.endswith(".md"):
+                    rows.append(Row("f:" + r, [pad + "    " + e.name[:-3]]))
+                else:
+                    rows.append(Row("o:" + r, [pad + "    " + e.name], color="secondary_text"))
+
+        walk(root, "", 0)
+        return rows
+
+    def _tree_select(self, key: str) -> None:
+        kind, _, rel = key.partition(":")
+        if kind == "d":
+            if rel in self.collapsed:
+                self.collapsed.discard(rel)
+            else:
+                self.collapsed.add(rel)
+            self.touch()
+        elif kind == "f":
+            self.open(rel)
+
+    def _tree_context(self, keys: list[str]) -> list[MenuItem]:
+        if not keys:
+            return []
+        kind, _, rel = keys[0].partition(":")
+        if kind == "d":
+            return [MenuItem("New note", lambda: self._new_note_in(rel)),
+                    MenuItem("New folder", lambda: self._new_folder_gui(rel)), sep(),
+                    MenuItem("Rename…", lambda: self._rename_gui(rel)),
+                    MenuItem("Delete", lambda: self._delete_gui(rel))]
+        if kind == "f":
+            return [MenuItem("Open", lambda: self.open(rel)), sep(),
+                    MenuItem("Rename…", lambda: self._rename_gui(rel)),
+                    MenuItem("Delete", lambda: self._delete_gui(rel))]
+        return []
+
+    def _new_note_in(self, folder: str) -> None:
+        self.create_note((folder + "/" if folder else "") + "Untitled")
+        win = self._main_window()
+        if win is not None:
+            win.focus_key = "obsidian:title"
+            win.editor("obsidian:title", initial="Untitled").select_all()
+
+    def _build(self, win: Window) -> list[Widget]:
+        v = self.current()
+        if v is None:
+            return [Label((0, win.h // 2 - 10, win.w, 20), "No vault is open.", 14, align="center", key="obsidian:novault")]
+        root = v["root"]
+        if self.open_note is not None and not (root / self.open_note).is_file():
+            self.open_note = None  # deleted or moved away from under the app
+        W, H = win.w, win.h
+        side, right = 250, 240
+        ex0, ex1 = side, W - right
+        note = self.open_note
+        title = note.rsplit("/", 1)[-1][:-3] if note else ""
+        win.title = f"{title} - {v['name']} - Obsidian {VERSION}" if note else f"{v['name']} - Obsidian {VERSION}"
+        # a title left by moving focus away (click elsewhere) renames the note, as blurring the inline title does
+        ted = win.editors.get("obsidian:title")
+        if note and ted is not None and win.focus_key != "obsidian:title" and ted.text.strip() != title:
+            if self._commit_title(win, ted.text):
+                note = self.open_note
+                title = note.rsplit("/", 1)[-1][:-3] if note else ""
+            win.editors.pop("obsidian:title", None)
+        out: list[Widget] = [Box((0, 28, side, H - 28), "sidebar_bg"), Box((ex1, 28, right, H - 28), "sidebar_bg"),
+                             Box((side - 1, 28, 1, H - 28), "separator"), Box((ex1, 28, 1, H - 28), "separator")]
+        out.append(Segmented("obsidian:sidetabs", (10, 36, side - 20, 24), ["Files", "Search"], self.side,
+                             self._set_side, name="Sidebar"))
+        if self.side == "Files":
+            out.append(Button("obsidian:newnote", (10, 68, 100, 22), "New note", self.new_note, style="plain", symbol="✎ New note"))
+            out.append(Button("obsidian:newfolder", (116, 68, 110, 22), "New folder", lambda: self._new_folder_gui(""),
+                              style="plain", symbol="⊕ New folder"))
+            sel = ["f:" + note] if note else []
+            out.append(TreeList("obsidian:files", (0, 96, side - 1, H - 140), self._tree_rows(root), sel, name="Files",
+                                sidebar=True, on_select=lambda ks: self._tree_select(ks[0]) if ks else None,
+                                on_context=self._tree_context, empty_text="No notes yet"))
+        else:
+            sed = win.editor("obsidian:search", self.search_query)
+            out.append(TextField("obsidian:search", (10, 68, side - 20, 24), sed, placeholder="Search…", name="Search",
+                                 on_change=self._set_query))
+            hits = self.search(root, self.search_query)
+            out.append(Label((12, 96, side - 24, 18), f"{len(hits)} result{'s' if len(hits) != 1 else ''}"
+                             if self.search_query.strip() else "Type to search note contents", 11,
+                             color="secondary_text", key="obsidian:searchcount"))
+            rows = [Row("f:" + n, [n[:-3].rsplit("/", 1)[-1]], detail=line or n) for n, line in hits]
+            out.append(ListView("obsidian:results", (0, 118, side - 1, H - 162), rows, ["f:" + note] if note else [],
+                                name="Search results", sidebar=True,
+                                on_select=lambda ks: self.open(ks[0][2:]) if ks else None))
+        out.append(Button("obsidian:vault", (10, H - 36, side - 20, 26), v["name"], self.open_vault_chooser,
+                          style="plain", symbol=f"⌄ {v['name']}"))
+        # editor
+        if note is None:
+            out.append(Label((ex0, H // 2 - 60, ex1 - ex0, 24), "No file is open", 18, "bold", align="center",
+                             key="obsidian:empty"))
+            out.append(Button("obsidian:create", (ex0 + (ex1 - ex0) // 2 - 110, H // 2 - 20, 220, 24),
+                              "Create new note (⌘ N)", self.new_note, style="link"))
+            out.append(Button("obsidian:goto", (ex0 + (ex1 - ex0) // 2 - 110, H // 2 + 10, 220, 24),
+                              "Go to file (⌘ O)", self.quick_switcher, style="link"))
+        else:
+            text = self.read(root, note)
+            out.append(Box((ex0, 28, ex1 - ex0, 30), "content_bg"))
+            out.append(Label((ex0 + 16, 32, ex1 - ex0 - 32, 22), (note.rsplit("/", 1)[0] + " / " if "/" in note else "") + title,
+                             12, color="secondary_text", key="obsidian:crumb"))
+            ted = win.editor("obsidian:title", initial=title)
+            if win.focus_key != "obsidian:title" and ted.text != title:
+                ted.text, ted.cursor, ted.anchor = title, len(title), len(title)
+
+            def commit(t: str) -> None:
+                if self._commit_title(win, t):
+                    win.editors.pop("obsidian:title", None)
+                    win.focus_key = "obsidian:editor"
+                    win.touch()
+
+            class TitleField(TextField):
+                def key_event(self, w: Window, key: str, mods: frozenset) -> bool:
+                    if key == "tab" and not mods:
+                        commit(self.editor.text)
+                        return True
+                    return super().key_event(w, key, mods)
+
+            out.append(TitleField("obsidian:title", (ex0 + 24, 66, ex1 - ex0 - 48, 36), ted, bordered=False, size=22,
+                                  weight="bold", name="Note title", on_commit=commit))
+            ed = win.editor("obsidian:editor", text, multiline=True)
+            rel = note
+
+            def typed(t: str) -> None:
+                self.write(root, rel, t)  # Obsidian saves as you type
+
+            out.append(TextField("obsidian:editor", (ex0 + 12, 108, ex1 - ex0 - 24, H - 140), ed, bordered=False, size=14,
+                                 name="Note body", on_change=typed))
+            words = len(re.findall(r"\S+", _FRONTMATTER.sub("", text, count=1)))
+            back = self.backlinks(root, note)
+            out.append(Label((ex0 + 12, H - 26, ex1 - ex0 - 24, 20),
+                             f"{len(back)} backlink{'s' if len(back) != 1 else ''}   {words} word{'s' if words != 1 else ''}"
+                             f"   {len(text)} character{'s' if len(text) != 1 else ''}", 11, color="secondary_text",
+                             align="right", key="obsidian:status"))
+            # right sidebar: backlinks, outgoing links, tags of the open note
+            notes = self.note_paths(root)
+            y = 36
+            out.append(Label((ex1 + 12, y, right - 24, 20), f"Linked mentions ({len(back)})", 12, "bold", key="obsidian:bl"))
+            out.append(ListView("obsidian:backlinks", (ex1 + 1, y + 22, right - 2, 150),
+                                [Row("f:" + n, [n[:-3].rsplit("/", 1)[-1]]) for n in back], [], name="Backlinks",
+                                sidebar=True, on_select=lambda ks: self.open(ks[0][2:]) if ks else None,
+                                empty_text="No backlinks found."))
+            y += 182
+            links = []
+            for t in wiki_links(text):
+                if t not in [x[0] for x in links]:
+                    links.append((t, self.resolve_link(root, t, notes)))
+            out.append(Label((ex1 + 12, y, right - 24, 20), f"Outgoing links ({len(links)})", 12, "bold", key="obsidian:ol"))
+            out.append(ListView("obsidian:outgoing", (ex1 + 1, y + 22, right - 2, 150),
+                                [Row(("f:" + r) if r else ("u:" + t), [t], color=None if r else "secondary_text",
+                                     detail="" if r else "") for t, r in links], [], name="Outgoing links", sidebar=True,
+                                on_select=lambda ks: self._follow(ks[0]) if ks else None, empty_text="No links."))
+            y += 182
+            tags = note_tags(text)
+            out.append(Label((ex1 + 12, y, right - 24, 20), f"Tags ({len(tags)})", 12, "bold", key="obsidian:tg"))
+            out.append(ListView("obsidian:tags", (ex1 + 1, y + 22, right - 2, H - y - 30),
+                                [Row("t:" + t, ["#" + t]) for t in tags], [], name="Tags", sidebar=True,
+                                on_select=lambda ks: self._search_tag(ks[0][2:]) if ks else None, empty_text="No tags."))
+        return out
+
+    def _follow(self, key: str) -> None:
+        """Open an outgoing link's note; an unresolved link creates the note, as clicking it does."""
+        kind, _, target = key.partition(":")
+        if kind == "f":
+            self.open(target)
+        elif kind == "u":
+            self.create_note(target)
+
+    def _search_tag(self, tag: str) -> None:
+        self.side = "Search"
+        self.search_query = f"tag:#{tag}"
+        for w in self.windows:
+            w.editors.pop("obsidian:search", None)
+        self.touch()
+
+    def _set_side(self, side: str) -> None:
+        self.side = side
+        self.touch()
+
+    def _set_query(self, text: str) -> None:
+        self.search_query = text
+
+    # ------------------------------------------------------------------ icon
+    @staticmethod
+    def draw_icon(size: int) -> "Image.Image":
+        from ..icons import _canvas, _finish, _squircle
+
+        img, d, S = _canvas(size)
+        _squircle(d, S, (70, 40, 120), (30, 16, 56))
+        # the faceted purple crystal
+        top, left, right, bottom = (S * 0.52, S * 0.16), (S * 0.26, S * 0.5), (S * 0.74, S * 0.44), (S * 0.46, S * 0.86)
+        mid = (S * 0.5, S * 0.52)
+        d.polygon([top, left, mid], fill=(196, 150, 255))
+        d.polygon([top, right, mid], fill=(150, 96, 240))
+        d.polygon([left, bottom, mid], fill=(124, 70, 220))
+        d.polygon([right, bottom, mid], fill=(92, 44, 190))
+        return _finish(img, size)
