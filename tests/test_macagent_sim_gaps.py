@@ -109,3 +109,40 @@ def test_popup_near_the_screen_edge_slides_onto_the_screen(b: SimBackend) -> Non
     assert iy < by  # no room below for 25 sounds: the first is above the button
     click(b, "AXMenuItem", "Chimes")
     assert [e[2] for e in elements(b) if e[0] == "AXPopUpButton"] == ["Chimes"]
+
+
+# ------------------------------------------------------------------------------------------ Clock
+
+
+def test_clock_timers_tab_focuses_the_duration_and_return_starts(b: SimBackend) -> None:
+    b.open_app("Clock")
+    b.hotkey("command", "4")  # View ▸ Timers
+    assert _focused(b) == ("AXTextField", "Duration", "00:05:00")
+    b.type_text("00:25:00\n")  # typing replaces the selected duration; Return presses Start
+    clock = b.app("Clock")
+    assert [(t["duration"], t["running"]) for t in clock.timers()] == [(1500, True)]
+    # choosing the tab with the mouse does the same
+    click(b, "AXRadioButton", "Alarms")
+    click(b, "AXRadioButton", "Timers")
+    assert _focused(b)[:2] == ("AXTextField", "Duration")
+    b.type_text("1:30")
+    click(b, "AXButton", "Start")
+    assert [t["duration"] for t in clock.timers()] == [1500, 90]
+
+
+# -------------------------------------------------------------------------------------- Reminders
+
+
+def test_reminders_return_starts_the_next_reminder_and_empty_return_ends(b: SimBackend) -> None:
+    b.open_app("Reminders")
+    b.hotkey("command", "n")
+    b.type_text("Buy milk\n")
+    # the title is kept and a new empty reminder is being edited below it
+    assert [r["name"] for r in b.app("Reminders").reminders()] == ["Buy milk"]
+    assert _focused(b) == ("AXTextField", "New Reminder", "")
+    b.type_text("Call Dana\nPay rent\n")
+    assert [r["name"] for r in b.app("Reminders").reminders()] == ["Buy milk", "Call Dana", "Pay rent"]
+    b.press("return")  # on the empty new reminder: editing ends, nothing is added
+    assert not any(e[0] == "AXTextField" and e[1] == "New Reminder" for e in elements(b))
+    assert len(b.app("Reminders").reminders()) == 3
+    assert _focused(b)[:2] == ("AXList", "Reminders")

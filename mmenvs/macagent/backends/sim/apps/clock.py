@@ -22,6 +22,7 @@ DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sun
 SOUNDS = ("Radar", "Waves", "Beacon", "Chimes", "Circuit", "Constellation", "Cosmic", "Crystals", "Hillside",
           "Illuminate", "Night Owl", "Opening", "Playtime", "Presto", "Radiate", "Reflection", "Ripples", "Sencha",
           "Signal", "Silk", "Slow Rise", "Stargaze", "Summit", "Twinkle", "Uplift")
+DEFAULT_TIMER = "00:05:00"
 CITIES = (("Cupertino", 0), ("New York", 3), ("London", 8), ("Tokyo", 16))  # hours ahead of the sim's local time
 
 
@@ -161,6 +162,9 @@ class ClockApp(App):
         w, h = 620, 520
         x, y = self.desktop.cascade_origin(w, h)
         win = Window(self, "Clock", (x, y, w, h), self._build, title_h=52)
+        if self.tab == "Timers":
+            win.focus_key = "timer:duration"
+            win.editor("timer:duration", initial=DEFAULT_TIMER).select_all()
         self.desktop.show_window(win)
         return win
 
@@ -170,8 +174,18 @@ class ClockApp(App):
                           MenuItem("Close", self._close_front, "cmd+w", enabled=fw is not None)])]
 
     def extra_menus(self) -> list:
-        return [("View", [MenuItem(t, (lambda t=t: setattr(self, "tab", t)), f"cmd+{i + 1}", checked=self.tab == t)
+        return [("View", [MenuItem(t, (lambda t=t: self.select_tab(t)), f"cmd+{i + 1}", checked=self.tab == t)
                           for i, t in enumerate(TABS)])]
+
+    def select_tab(self, tab: str) -> None:
+        """Show a section (toolbar tabs, View ▸ cmd-1…4). Timers puts the keyboard in the duration
+        entry with its digits selected, so typing sets the duration, as in Clock."""
+        self.tab = tab
+        if tab == "Timers":
+            for w in self.windows:
+                w.focus("timer:duration")
+                w.editor("timer:duration", initial=DEFAULT_TIMER).select_all()
+        self.touch()
 
     def alarm_sheet(self, win: Window, aid: str | None) -> Window:
         """Add/edit an alarm: time, repeat days, label, sound."""
@@ -236,7 +250,7 @@ class ClockApp(App):
         W, H = win.w, win.h
         out: list[Widget] = [Box((0, 52, W, H - 52), "content_bg"),
                              Segmented("clock:tabs", (W // 2 - 200, 14, 400, 24), list(TABS), self.tab,
-                                       lambda t: setattr(self, "tab", t), name="Clock sections")]
+                                       self.select_tab, name="Clock sections")]
         now = self.desktop.now
         if self.tab == "World Clock":
             for i, (city, off) in enumerate(CITIES):
@@ -271,7 +285,7 @@ class ClockApp(App):
                               self._sw_toggle, default=not self.stopwatch["running"]))
             out.append(Button("clock:sw-reset", (W // 2 - 100, 240, 90, 30), "Reset", self._sw_reset))
         else:
-            e_dur = win.editor("timer:duration", initial="00:05:00")
+            e_dur = win.editor("timer:duration", initial=DEFAULT_TIMER)
             e_lab = win.editor("timer:label", initial="Timer")
             out += [Label((20, 66, 80, 24), "Duration", 13, align="right"),
                     TextField("timer:duration", (110, 66, 110, 24), e_dur, name="Duration", placeholder="HH:MM:SS"),

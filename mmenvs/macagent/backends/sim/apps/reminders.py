@@ -188,13 +188,17 @@ class RemindersApp(App):
         self.touch()
 
     def _commit_new(self, win: Window, text: str) -> None:
-        self.adding = False
-        win.focus_key = "reminders:items"
-        if text.strip():
-            lid = self.selected.split(":", 1)[1]
-            ref = self.store.make("reminder", {"name": text.strip(), "flagged": False}, ObjectRef("list", lid))
-            self.selected_reminder = ref.id
+        """Return in the new reminder's title: as in Reminders, a typed title is kept and a fresh
+        empty reminder opens below it for the next one; Return on the empty one ends editing."""
         win.editors.pop("reminders:new", None)
+        if not text.strip():
+            self.adding = False
+            win.focus_key = "reminders:items"
+            return
+        lid = self.selected.split(":", 1)[1]
+        ref = self.store.make("reminder", {"name": text.strip(), "flagged": False}, ObjectRef("list", lid))
+        self.selected_reminder = ref.id
+        win.focus_key = "reminders:new"
 
     def _cancel_new(self, win: Window) -> None:
         self.adding = False
