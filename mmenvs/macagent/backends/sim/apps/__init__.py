@@ -25,6 +25,7 @@ APP_MODULES: dict[str, str] = {
     "Terminal": "terminal:TerminalApp",
     "Pages": "pages:PagesApp",
     "Numbers": "numbers:NumbersApp",
+    "Keynote": "keynote:KeynoteApp",
     "System Settings": "settings:SettingsApp",
 }
 
