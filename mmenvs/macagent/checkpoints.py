@@ -241,6 +241,83 @@ def image_size(ctx: GetterContext, path: str) -> list[int] | None:
         raise GetterError(f"{path} is not an image") from None
 
 
+@getter("numbers_cells")
+def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | None = None, sheet: str | int = 1,
+                  table: str | int = 1) -> dict[str, Any] | None:
+    """Values of a Numbers document's table (``sheet``/``table``: a name or a 1-based index) by cell
+    address (``{"A1": "Item", "B2": 1200.0}``): the non-empty cells, or exactly ``cells`` (empty → None).
+    Formulas give their computed value, errors their code (``#DIV/0!``). ``None`` if the file is missing.
+    Reads the sim's iWork format; on a real Mac read cells through AppleScript instead."""
+    import tempfile
+    from pathlib import Path
+
+    from .backends.sim.apps.numbers_formulas import parse_address
+    from .backends.sim.apps.numbers_model import cells_record, read_numbers
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp) / Path(path).name
+        local.write_bytes(data)
+        try:
+            sheets, _, _ = read_numbers(local)
+        except ValueError as exc:  # IWorkFileError / NumbersError name the file and the problem
+            raise GetterError(f"numbers_cells: {exc}") from None
+    sheet_obj = _pick(sheets, sheet, "sheet", path)
+    record = cells_record(_pick(sheet_obj.tables, table, "table", f"{path} sheet {sheet_obj.name!r}"))
+    if cells is None:
+        return record["values"]
+    out = {}
+    for name in cells:
+        try:
+            parse_address(name)
+        except ValueError as exc:
+            raise GetterError(f"numbers_cells: {exc}") from None
+        out[name.upper()] = record["values"].get(name.upper())
+    return out
+
+
+def _pick(items: list[Any], which: str | int, kind: str, where: str) -> Any:
+    """The item of ``items`` named ``which`` or at 1-based index ``which`` (GetterError naming the choices)."""
+    names = [getattr(i, "name", "") for i in items]
+    if isinstance(which, int) and not isinstance(which, bool):
+        if 1 <= which <= len(items):
+            return items[which - 1]
+    elif which in names:
+        return items[names.index(which)]
+    raise GetterError(f"{where} has no {kind} {which!r}; it has {names}")
+
+
+@getter("xlsx_cells")
+def xlsx_cells(ctx: GetterContext, path: str, cells: list[str] | None = None,
+               sheet: str | int = 1) -> dict[str, Any] | None:
+    """Values of an Excel workbook's worksheet (a name or a 1-based index) by cell address: the
+    non-empty cells, or exactly ``cells`` (empty → None). ``None`` if the file is missing."""
+    import io
+
+    from openpyxl import load_workbook
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        wb = load_workbook(io.BytesIO(data), data_only=True)
+    except Exception as exc:  # openpyxl raises several types for a damaged workbook
+        raise GetterError(f"xlsx_cells: {path} is not a readable Excel workbook ({type(exc).__name__})") from None
+    ws = _pick(wb.worksheets, sheet, "worksheet", path)
+    values = {c.coordinate: c.value for row in ws.iter_rows() for c in row if c.value is not None}
+    if cells is None:
+        return values
+    out = {}
+    for name in cells:
+        try:
+            out[name.upper()] = ws[name].value
+        except (ValueError, KeyError, TypeError):
+            raise GetterError(f"xlsx_cells: {name!r} is not a cell address (expected e.g. A1)") from None
+    return out
+
+
 @getter("safari_bookmarks")
 def safari_bookmarks(ctx: GetterContext, path: str = "~/Library/Safari/Bookmarks.plist") -> list[dict[str, str]]:
     """Safari's bookmarks from its ``Bookmarks.plist`` (binary or XML) as ``{"title", "url", "folder"}`` dicts,
