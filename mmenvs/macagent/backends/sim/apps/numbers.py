@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
-from ....applescript.values import Constant, FileRef, coerce
+from ....applescript.values import Constant, FileRef, coerce, hfs_to_posix
 from ..menus import MenuItem, sep
 from ..scripting import path_text
 from ..theme import font, text_width
@@ -188,6 +188,9 @@ class NumbersScripting(ScriptableAppBase):
 
     def element_by_name(self, container: ObjectRef | None, cls: str, name: Any) -> ObjectRef | None:
         """``cell "B3"``, ``range "A1:C4"``, ``column "B"``, ``row "3"`` of a table, without listing every cell."""
+        if container is None and cls == "file":
+            # ``export … to file "Macintosh HD:Users:…"`` / ``file p``: a file reference, existing or not
+            return ObjectRef("file", hfs_to_posix(coerce(name, "text")))
         if container is None or container.cls != "table" or cls not in ("cell", "range", "column", "row"):
             return None
         _, _, t = self._table(int(container.id))
@@ -459,7 +462,7 @@ class NumbersScripting(ScriptableAppBase):
                 items = direct if isinstance(direct, list) else [direct]
                 out = []
                 for it in items:
-                    path = app.desktop.backend.host_path(path_text(it))
+                    path = app.desktop.backend.host_path(_path_text(it))
                     if not path.is_file():
                         raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
                     out.append(ObjectRef("document", app.open_file(path).id))
@@ -467,7 +470,7 @@ class NumbersScripting(ScriptableAppBase):
             if name == "save":
                 doc = self._direct_doc(direct)
                 target = params.get("in")
-                path = app.desktop.backend.host_path(path_text(target)) if target is not None else doc.path
+                path = app.desktop.backend.host_path(_path_text(target)) if target is not None else doc.path
                 if path is None:
                     raise _bad(f"The document “{doc.name}” has never been saved; give a file with “in”.")
                 app.write(doc, path)
@@ -480,7 +483,7 @@ class NumbersScripting(ScriptableAppBase):
                 for it in items:
                     doc = self._direct_doc(it)
                     if "saving in" in params:
-                        app.write(doc, app.desktop.backend.host_path(path_text(params["saving in"])))
+                        app.write(doc, app.desktop.backend.host_path(_path_text(params["saving in"])))
                     elif saving_name == "yes" and doc.modified:
                         if doc.path is None:
                             raise _bad(f"The document “{doc.name}” has never been saved; use “saving in”.")
@@ -503,7 +506,7 @@ class NumbersScripting(ScriptableAppBase):
                 if not match:
                     raise _bad(f"Can’t export as {fmt_name or 'nothing'}: Numbers exports as "
                                f"{', '.join(EXPORT_FORMATS)}.")
-                path = app.desktop.backend.host_path(path_text(target))
+                path = app.desktop.backend.host_path(_path_text(target))
                 app.export(doc, path, match[0])
                 return None
             if name == "sort":
@@ -566,6 +569,14 @@ class NumbersScripting(ScriptableAppBase):
             rows = range(top, bottom + 1)
         t.sort(col, desc, rows)
         self.app.changed(d)
+
+
+def _path_text(value: Any) -> str:
+    """A script's file value (``file "…"`` of Numbers, ``POSIX file``, an alias, a path) as a POSIX path."""
+    ref = value if isinstance(value, ObjectRef) else getattr(value, "ref", None)
+    if isinstance(ref, ObjectRef) and ref.cls == "file":
+        return str(ref.id)
+    return path_text(value)
 
 
 def _ref(value: Any) -> ObjectRef:
