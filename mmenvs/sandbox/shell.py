@@ -194,10 +194,15 @@ class ShellSandbox:
         start_timeout: float = 10.0,
         bwrap: str | os.PathLike[str] | None = None,
         spare: bool = True,
+        keep_running: tuple[str, ...] = (),
     ) -> None:
         """Create the sandbox and start its shell (see the class docstring for the arguments).
 
         ``spare`` keeps a second shell pre-started so that :meth:`reset` and restarts are instant.
+        ``keep_running`` names processes (as ``/proc/<pid>/comm`` shows them, e.g. ``"tmux: server"``)
+        that a command may leave running, with everything they start: they stay up between commands
+        (like a daemon on a real machine) and end with the shell, at :meth:`reset` or :meth:`close`.
+        Every other process a command leaves behind is stopped when the command returns.
         """
         self.home = Path(home).resolve()
         if not self.home.is_dir():
@@ -221,6 +226,7 @@ class ShellSandbox:
         self.tmpfs_mb = int(tmpfs_mb)
         self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(600, 60 * self.timeout))
         self.start_timeout = float(start_timeout)
+        self.keep_running = frozenset(keep_running)
         self._closed = False
         self._owner_pid = os.getpid()
         self._runtime = tempfile.mkdtemp(prefix="mmenvs-sh-")
@@ -535,6 +541,8 @@ class ShellSandbox:
         deadline = time.monotonic() + budget
         while time.monotonic() < deadline:
             strays = self._current_pids() - self._base
+            if strays and self.keep_running:
+                strays -= self._kept(strays)
             if not strays:
                 break
             for pid in strays:
@@ -545,6 +553,19 @@ class ShellSandbox:
             killed |= strays
             time.sleep(0.002)
         return len(killed)
+
+    def _kept(self, pids: set[int]) -> set[int]:
+        """The processes among ``pids`` named in ``keep_running``, with all their descendants."""
+        kept: set[int] = set()
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/comm") as fh:
+                    name = fh.read().rstrip("\n")
+            except OSError:
+                continue
+            if name in self.keep_running:
+                kept.update(process_tree(pid))
+        return kept
 
     def _after_timeout(self, res: ShellResult, captures: tuple[_Capture, _Capture]) -> ShellResult:
         res.timed_out = True

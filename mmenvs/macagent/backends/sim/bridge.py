@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
 from ..base import BackendError, ShellOutput
-from .apps import app_class, shell_commands
+from .apps import app_class, shell_commands, shell_daemons, shell_init
 from .apps.base import CommandContext
 from .apps.settings import MACOS_BUILD, MACOS_VERSION
 from .keys import base_key
@@ -230,6 +230,7 @@ def _session_init() -> str:
         lines.append(_command_function(c, c in _CWD_AWARE, None))
     for c, app in shell_commands().items():
         lines.append(_command_function(c, True, app_class(app).shell_commands[c]))
+    lines.append(shell_init())  # what the apps and CLI tools set up (tmux's socket folder, python3, …)
     # ``date`` shows the desktop's clock (the task's time), not the host's; a date given with -d/-r/-f
     # or setting the clock (-s) goes to the real command as it is
     lines.append('date() { local __a; for __a in "$@"; do case "$__a" in -I*) ;; '
@@ -273,7 +274,7 @@ def _ensure_shell(backend: "SimBackend", which: str) -> Any:
         try:
             sh = ShellSandbox(backend.home, timeout=backend.shell_timeout, max_output_chars=backend.max_output_chars,
                               host_commands=cmds, home_in_sandbox="/Users/user",
-                              env={"TERM": "xterm-256color", "USER": "user"})
+                              env={"TERM": "xterm-256color", "USER": "user"}, keep_running=shell_daemons())
         except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause
             raise BackendError(f"could not start the episode shell: {type(e).__name__}: {e}") from e
         backend._shells[which] = sh
@@ -564,7 +565,10 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         return f"{calendar.timegm(backend._desk().now.timetuple())}\n", "", 0
 
     def app_command(argv: list[str], stdin: str) -> tuple[str, str, int]:
-        app = backend._desk().apps[owners[argv[0]]]
+        desk = backend._desk()
+        owner = owners[argv[0]]
+        # a CLI tool (CLI_MODULES) keeps no state and has no place on the desktop: a fresh one per call
+        app = desk.apps[owner] if owner in desk.apps else app_class(owner)(desk)
         ctx = CommandContext(backend, resolve, backend.posix_path)
         return app.run_command(argv, stdin, ctx)
 

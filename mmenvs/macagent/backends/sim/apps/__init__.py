@@ -31,7 +31,17 @@ APP_MODULES: dict[str, str] = {
 
 # Command-line programs the paper counts among its apps (Tmux, GitHub's CLI, media tools): no window,
 # but a task may list them in ``apps`` and the suite breakdown counts them.
-CLI_APPS: tuple[str, ...] = ()
+CLI_APPS: tuple[str, ...] = (
+    "tmux",
+    "Media Tools",
+)
+
+# CLI apps the simulator implements itself (shell commands, shell setup, background daemons): CLI app
+# name → "module:Class" (an :class:`~.base.App` subclass that never appears on the desktop).
+CLI_MODULES: dict[str, str] = {
+    "tmux": "tmux:TmuxTool",
+    "Media Tools": "media:MediaTools",
+}
 
 SIM_APPS: tuple[str, ...] = tuple(APP_MODULES)
 APPS: tuple[str, ...] = SIM_APPS + CLI_APPS
@@ -39,8 +49,8 @@ APPS: tuple[str, ...] = SIM_APPS + CLI_APPS
 
 @cache
 def app_class(name: str) -> "type[App]":
-    """The class of the app called ``name`` (exactly as in ``APP_MODULES``)."""
-    module, cls = APP_MODULES[name].split(":")
+    """The class of the app called ``name`` (exactly as in ``APP_MODULES`` or ``CLI_MODULES``)."""
+    module, cls = (APP_MODULES[name] if name in APP_MODULES else CLI_MODULES[name]).split(":")
     return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
 
 
@@ -59,9 +69,20 @@ def dock_apps() -> tuple[str, ...]:
 def shell_commands() -> dict[str, str]:
     """Command name → app name, for every command an app answers in the episode's shell."""
     out: dict[str, str] = {}
-    for name in APP_MODULES:
+    for name in (*APP_MODULES, *CLI_MODULES):
         for command in app_class(name).shell_commands:
             if command in out:
                 raise ValueError(f"shell command {command!r} is claimed by both {out[command]} and {name}")
             out[command] = name
     return out
+
+
+def shell_init() -> str:
+    """Shell code every episode shell runs when it starts (the apps' and CLI tools' ``shell_init``)."""
+    return "".join(app_class(n).shell_init for n in (*APP_MODULES, *CLI_MODULES))
+
+
+def shell_daemons() -> tuple[str, ...]:
+    """Names (as ``/proc/<pid>/comm`` shows them) of processes that may outlive the shell command that
+    started them, until the episode ends (e.g. the tmux server)."""
+    return tuple(d for n in (*APP_MODULES, *CLI_MODULES) for d in app_class(n).daemons)

@@ -45,6 +45,10 @@ class App:
     # commands the app answers in the episode's shell: name → whether the command reads its stdin
     # (commands that do not are given /dev/null, so a ``while read`` loop keeps its input)
     shell_commands: dict[str, bool] = {}
+    # shell code (functions, exported variables) every episode shell runs when it starts
+    shell_init: str = ""
+    # process names (``/proc/<pid>/comm``) a shell command may leave running until the episode ends
+    daemons: tuple[str, ...] = ()
 
     def __init__(self, desktop: "Desktop") -> None:
         self.desktop = desktop

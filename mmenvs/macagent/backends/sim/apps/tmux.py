@@ -1,0 +1,63 @@
+"""tmux in the simulated Mac: the real tmux (Debian's ``tmux`` package) running inside the episode's
+confined shell. Nothing about tmux itself is simulated; this module only fits it into the sim:
+
+* its sockets live in ``$TMUX_TMPDIR=~/Library`` (``~/Library/tmux-<uid>/default``), a folder both of
+  the episode's shells see (the agent's shell and the one behind AppleScript's ``do shell script``),
+  so a session started in one is reachable from the other, as on a Mac where both share ``/tmp``;
+* the tmux server and everything running in its panes may outlive the command that started them
+  (the sandbox stops any other process a command leaves behind); they end with the episode, when
+  the shell is restarted at reset, and stay inside the shell's process and memory limits;
+* ``tmux attach`` (which needs a terminal the simulated Terminal cannot give it) shows what the
+  session's active pane shows right now and detaches, like attaching, looking and pressing
+  ``ctrl-b d``. Every other tmux command is the real one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import App
+
+# The attach stand-in. ``tmux attach`` has no terminal to draw on in the sim (it would fail with
+# "open terminal failed: not a terminal"), so the function prints the active pane's screen (trailing
+# blank rows dropped) and tmux's detach message; errors are tmux's own ("no sessions", "can't find
+# session: x"). Global options before the command (-L, -S, …) go to the real tmux untouched.
+_SHELL_INIT = r"""export TMUX_TMPDIR="$HOME/Library"
+tmux() {
+  case "${1-}" in
+    attach|attach-session|a|at|att|atta|attac) ;;
+    *) command tmux "$@"; return ;;
+  esac
+  shift
+  local __o __t="" OPTIND=1 OPTARG
+  while getopts ":c:dEf:rt:x" __o; do
+    case "$__o" in
+      t) __t=$OPTARG ;;
+      :) echo "command attach-session: -$OPTARG expects an argument" >&2; return 1 ;;
+      \?) echo "command attach-session: unknown flag -$OPTARG" >&2; return 1 ;;
+    esac
+  done
+  if ! command tmux list-sessions >/dev/null 2>&1; then echo "no sessions" >&2; return 1; fi
+  if [ -n "$__t" ]; then command tmux has-session -t "$__t" || return 1; fi
+  local __s
+  __s=$(command tmux display-message -p ${__t:+-t "$__t"} '#{session_name}') || return 1
+  command tmux capture-pane -p -t "=$__s:" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+  echo "[detached (from session $__s)]"
+}
+"""
+
+
+class TmuxTool(App):
+    """tmux: no window, no state of its own (the tmux server holds it); see the module docstring."""
+
+    name = "tmux"
+    bundle_id = "org.tmux.tmux"
+    in_dock = False
+    text_editing = False
+    shell_init = _SHELL_INIT
+    # the server process names itself "tmux: server"; the panes' programs are its children
+    daemons = ("tmux: server",)
+
+    def state(self) -> dict[str, Any]:
+        """tmux keeps its sessions in its server; read them with ``tmux ls`` in the shell."""
+        return {"running": False}
