@@ -15,7 +15,8 @@ for argument in "$@"; do
 done
 
 # bubblewrap: the OS sandbox for agent code. fonts-dejavu-core: fonts the renderers draw with.
-APT_PACKAGES="bubblewrap fonts-dejavu-core"
+# tmux, ffmpeg: programs the MacAgent sim's shell runs for real (tmux sessions, video frames).
+APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg"
 EXTRAS="dev"
 if [ "$PEERS" -eq 1 ]; then
   APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
@@ -28,7 +29,8 @@ done
 if [ -n "$missing" ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+  # without recommends ffmpeg is ~55 MB to fetch instead of pulling in GPU drivers and speech data
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
 
 python3 -m pip install --quiet --upgrade pip
