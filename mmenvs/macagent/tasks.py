@@ -604,9 +604,18 @@ def _gen_bytes(size: int, seed: int = 0) -> bytes:
     return np.random.default_rng(int(seed)).integers(0, 256, size=int(size), dtype=np.uint8).tobytes()
 
 
+def _gen_wav(tones: list[dict[str, Any]], sample_rate: int = 22050, channels: int = 1, amplitude: float = 0.5,
+             file_type: str = "WAVE") -> bytes:
+    """A 16-bit WAVE (``file_type`` "AIFF": AIFF) of tone segments ``{"freq": Hz or [Hz, …], "seconds": s}``."""
+    from mmenvs.macagent.backends.sim.apps.media import tone_wav
+
+    return tone_wav(tones, sample_rate, channels, amplitude, file_type)
+
+
 #: Content generators for ``{"type": "file", "generator": {"name", "args"}}`` setup steps.
 GENERATORS: dict[str, Callable[..., bytes]] = {
     "lines": _gen_lines, "numbered": _gen_numbered, "shuffled_lines": _gen_shuffled_lines, "csv": _gen_csv, "json": _gen_json, "png": _gen_png, "bytes": _gen_bytes,
+    "wav": _gen_wav,
 }
 
 
