@@ -146,3 +146,73 @@ def test_reminders_return_starts_the_next_reminder_and_empty_return_ends(b: SimB
     assert not any(e[0] == "AXTextField" and e[1] == "New Reminder" for e in elements(b))
     assert len(b.app("Reminders").reminders()) == 3
     assert _focused(b)[:2] == ("AXList", "Reminders")
+
+
+# ----------------------------------------------------------------------------------- Safari history
+
+
+def _visit(be: SimBackend, text: str) -> None:
+    be.hotkey("command", "l")
+    be.type_text(text + "\n")
+
+
+def test_safari_history_db_is_readable_from_the_shell_and_a_getter(b: SimBackend) -> None:
+    b.open_app("Safari")
+    db = b.home / "Library" / "Safari" / "History.db"
+    assert db.is_file()  # Safari has its History.db from launch on
+    _visit(b, "apple.com")
+    b.desktop.advance(90)
+    click(b, "AXLink", "macOS page")
+    b.desktop.advance(30)
+    _visit(b, "https://www.apple.com/")
+    _visit(b, "nowhere.example")
+    out = b.run_shell("sqlite3 ~/Library/Safari/History.db "
+                      "'select url, domain_expansion, visit_count from history_items order by id'")
+    assert out.exit_code == 0, out.text
+    assert out.stdout.splitlines() == ["https://www.apple.com/|apple|2", "https://www.apple.com/macos/|apple|1",
+                                       "https://nowhere.example|nowhere|1"]
+    # visit_time is Core Data time: seconds since 2001-01-01 (UTC)
+    out = b.run_shell("sqlite3 ~/Library/Safari/History.db \"select datetime(visit_time + 978307200, 'unixepoch'), title, "
+                      "load_successful from history_visits order by visit_time, id\"")
+    assert out.stdout.splitlines() == ["2026-04-13 09:41:00|Apple|1", "2026-04-13 09:42:30|macOS - Apple|1",
+                                       "2026-04-13 09:43:00|Apple|1", "2026-04-13 09:43:00|Failed to open page|0"]
+    got = GETTERS["safari_history"](GetterContext(b))
+    assert [(v["url"], v["visit_time"], v["visit_count"]) for v in got[:2]] == [
+        ("https://www.apple.com/", "2026-04-13T09:41:00", 2), ("https://www.apple.com/macos/", "2026-04-13T09:42:30", 1)]
+    assert got[1]["title"] == "macOS - Apple" and len(got) == 4
+    # History ▸ Clear History empties the file too
+    b.app("Safari")._clear_history()
+    assert GETTERS["safari_history"](GetterContext(b)) == []
+    assert b.run_shell("sqlite3 ~/Library/Safari/History.db 'select count(*) from history_tombstones'").stdout.strip() == "1"
+    # Safari's dictionary has no history: a script cannot read it (as on a Mac)
+    with pytest.raises(AppleScriptError):
+        b.run_applescript('tell application "Safari" to get history')
+
+
+def test_safari_history_db_survives_a_damaged_file_and_reads_setup_visits(b: SimBackend, tmp_path: Path) -> None:
+    db = b.home / "Library" / "Safari" / "History.db"
+    db.parent.mkdir(parents=True)
+    # a task's setup may write history before Safari starts: Safari shows it (History menu, state)
+    seeded = tmp_path / "seed.db"
+    from mmenvs.macagent.backends.sim.apps.safari import HISTORY_SCHEMA
+
+    con = sqlite3.connect(seeded)
+    con.executescript(HISTORY_SCHEMA)
+    con.execute("INSERT INTO history_items (url, domain_expansion, visit_count, daily_visit_counts, "
+                "should_recompute_derived_visit_counts, visit_count_score) VALUES ('https://news.example/', 'news', 1, x'', 0, 100)")
+    t = (NOW - timedelta(days=1) - datetime(2001, 1, 1)).total_seconds()
+    con.execute("INSERT INTO history_visits (history_item, visit_time, title) VALUES (1, ?, 'News')", (t,))
+    con.commit()
+    con.close()
+    db.write_bytes(seeded.read_bytes())
+    b.open_app("Safari")
+    safari = b.app("Safari")
+    assert [(h["url"], h["visit_time"]) for h in safari.history] == [("https://news.example/", NOW - timedelta(days=1))]
+    # the agent overwrites the file: the next visit rebuilds it from Safari's own history
+    db.write_text("not a database")
+    _visit(b, "apple.com")
+    assert [v["url"] for v in GETTERS["safari_history"](GetterContext(b))] == ["https://news.example/", "https://www.apple.com/"]
+    # the getter names the file it could not read
+    db.write_text("still not a database")
+    with pytest.raises(GetterError, match="History.db is not Safari's History.db"):
+        GETTERS["safari_history"](GetterContext(b))

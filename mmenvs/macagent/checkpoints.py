@@ -380,6 +380,33 @@ def safari_bookmark_folders(ctx: GetterContext, path: str = "~/Library/Safari/Bo
     return found
 
 
+@getter("safari_history")
+def safari_history(ctx: GetterContext, path: str = "~/Library/Safari/History.db") -> list[dict[str, Any]]:
+    """Safari's visits from its ``History.db`` (SQLite: ``history_visits`` joined to ``history_items``),
+    oldest first, as ``{"url", "title", "visit_time", "visit_count"}`` dicts; ``visit_time`` is ISO
+    text (History.db's Core Data seconds since 2001-01-01 UTC) and ``visit_count`` the URL's total.
+    An absent file means no history."""
+    import sqlite3
+    from datetime import timedelta
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return []
+    con = sqlite3.connect(":memory:")
+    try:
+        con.deserialize(data)
+        rows = con.execute("SELECT i.url, v.title, v.visit_time, i.visit_count FROM history_visits v "
+                           "JOIN history_items i ON i.id = v.history_item ORDER BY v.visit_time, v.id").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise GetterError(f"{path} is not Safari's History.db: expected an SQLite file with history_visits and "
+                          f"history_items tables ({exc})") from None
+    finally:
+        con.close()
+    epoch = datetime(2001, 1, 1)
+    return [{"url": url, "title": title or "", "visit_time": (epoch + timedelta(seconds=t)).isoformat(timespec="seconds"),
+             "visit_count": count} for url, title, t, count in rows]
+
+
 @getter("defaults_read")
 def defaults_read(ctx: GetterContext, domain: str, key: str) -> str | None:
     """``defaults read <domain> <key>`` (``None`` when the key is not set)."""

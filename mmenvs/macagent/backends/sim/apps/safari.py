@@ -1,15 +1,20 @@
 """Safari over an offline web: the task supplies pages (URL → HTML-ish text). Address bar
 (URLs or search words), links, back/forward, history, bookmarks with folders (Add Bookmark sheet,
 Add Bookmark Folder, a sidebar, drag onto folders) saved to ``~/Library/Safari/Bookmarks.plist``
-in Safari's own format, and page text for AppleScript (``text of document 1``) and ``curl``."""
+in Safari's own format, visits kept in ``~/Library/Safari/History.db`` (Safari's SQLite schema, so
+``sqlite3`` in the shell reads them as on a Mac), and page text for AppleScript (``text of document 1``)
+and ``curl``."""
 
 from __future__ import annotations
 
 import html as html_mod
 import plistlib
 import re
+import sqlite3
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus, urlparse
 
@@ -125,6 +130,7 @@ class Page:
     title: str
     blocks: list[Block]
     source: str
+    ok: bool = True  # False for Safari's error pages (History.db records them as unsuccessful loads)
 
     @property
     def text(self) -> str:
@@ -170,6 +176,15 @@ class SafariApp(App):
         self.history: list[dict[str, Any]] = []
         self.show_sidebar = False
         self.scripting = SafariScripting(self)
+        self.history_db = HistoryDB(desktop.home / "Library" / "Safari" / "History.db")
+
+    def launch(self) -> None:
+        """Safari keeps History.db from its first launch on; visits already in the file (a task's
+        setup may write some with ``sqlite3``) are Safari's history."""
+        super().launch()
+        if not self.history:
+            self.history = self.history_db.visits()
+        self.history_db.ensure()
 
     # ------------------------------------------------------------------ web
     def resolve(self, text: str) -> str:
@@ -218,7 +233,8 @@ class SafariApp(App):
         return self._error_page(url, f"Safari can’t open the page “{url}” because Safari can’t find the server “{_host(url)}”.")
 
     def _error_page(self, url: str, msg: str) -> Page:
-        return Page(url, "Failed to open page", [Block("h1", [("Safari Can’t Find the Server", None)]), Block("p", [(msg, None)])], "")
+        return Page(url, "Failed to open page", [Block("h1", [("Safari Can’t Find the Server", None)]), Block("p", [(msg, None)])], "",
+                    ok=False)
 
     def _search_page(self, url: str, query: str) -> Page:
         words = [w.lower() for w in query.split() if w]
@@ -248,6 +264,7 @@ class SafariApp(App):
         win.title = page.title
         if page.url != START_PAGE:
             self.history.append({"url": page.url, "title": page.title, "visit_time": self.desktop.now})
+            self.history_db.record(page.url, page.title, self.desktop.now, page.ok, self.history)
         win.editors.pop("safari:address", None)
         win.focus_key = "safari:page"
         self.touch()
@@ -448,6 +465,7 @@ class SafariApp(App):
 
     def _clear_history(self) -> None:
         self.history.clear()
+        self.history_db.clear(self.desktop.now)
 
     def _toggle_sidebar(self) -> None:
         self.show_sidebar = not self.show_sidebar
@@ -722,3 +740,123 @@ class SafariScripting(ScriptableAppBase):
             self.app.quit()
             return None
         return super().command(name, direct, params)
+
+
+# ------------------------------------------------------------------------------------ History.db
+
+#: Safari's History.db tables (the columns Safari has; the sim fills the ones history readers use)
+HISTORY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS history_items (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL UNIQUE,
+  domain_expansion TEXT NULL, visit_count INTEGER NOT NULL, daily_visit_counts BLOB NOT NULL,
+  weekly_visit_counts BLOB NULL, autocomplete_triggers BLOB NULL,
+  should_recompute_derived_visit_counts INTEGER NOT NULL, visit_count_score INTEGER NOT NULL,
+  status_code INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS history_visits (id INTEGER PRIMARY KEY AUTOINCREMENT,
+  history_item INTEGER NOT NULL REFERENCES history_items(id) ON DELETE CASCADE, visit_time REAL NOT NULL,
+  title TEXT NULL, load_successful BOOLEAN NOT NULL DEFAULT 1, http_non_get BOOLEAN NOT NULL DEFAULT 0,
+  synthesized BOOLEAN NOT NULL DEFAULT 0,
+  redirect_source INTEGER NULL UNIQUE REFERENCES history_visits(id) ON DELETE CASCADE,
+  redirect_destination INTEGER NULL UNIQUE REFERENCES history_visits(id) ON DELETE CASCADE,
+  origin INTEGER NOT NULL DEFAULT 0, generation INTEGER NOT NULL DEFAULT 0, attributes INTEGER NOT NULL DEFAULT 0,
+  score INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS history_tombstones (id INTEGER PRIMARY KEY AUTOINCREMENT, start_time REAL NOT NULL,
+  end_time REAL NOT NULL, url TEXT, generation INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS metadata (key TEXT NOT NULL UNIQUE, value);
+CREATE INDEX IF NOT EXISTS history_visits__last_visit ON history_visits (history_item, visit_time DESC, synthesized ASC);
+CREATE INDEX IF NOT EXISTS history_items__domain_expansion ON history_items (domain_expansion);
+"""
+#: History.db's times are Core Data timestamps: seconds since 2001-01-01 00:00 UTC (the sim's clock reads as UTC)
+CORE_DATA_EPOCH = datetime(2001, 1, 1)
+_TWO_LEVEL_SUFFIXES = ("co.uk", "org.uk", "ac.uk", "gov.uk", "com.au", "net.au", "org.au", "co.jp", "co.nz", "com.br")
+
+
+def domain_expansion(url: str) -> str | None:
+    """The ``domain_expansion`` Safari stores: the host without ``www.`` and its public suffix
+    (``https://www.apple.com/macos`` → ``apple``, ``en.wikipedia.org`` → ``en.wikipedia``); ``None``
+    for hosts without a suffix (file URLs, localhost, IP addresses)."""
+    host = (urlparse(url).hostname or "").lower()
+    if host.startswith("www."):
+        host = host[4:]
+    if "." not in host or host.replace(".", "").isdigit():
+        return None
+    for suffix in _TWO_LEVEL_SUFFIXES:
+        if host.endswith("." + suffix):
+            return host[: -len(suffix) - 1] or None
+    return host.rsplit(".", 1)[0]
+
+
+class HistoryDB:
+    """``~/Library/Safari/History.db`` kept in step with Safari's visits: one ``history_items`` row
+    per URL (``visit_count``), one ``history_visits`` row per visit (``visit_time``, ``title``).
+    Written in SQLite's rollback-journal mode, so the file alone holds every visit (no -wal file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path)
+        con.execute("PRAGMA synchronous=OFF")  # the sim's own file: no fsync per visit
+        con.executescript(HISTORY_SCHEMA)
+        return con
+
+    def _write(self, fn: Any, history: list[dict[str, Any]] | None = None) -> None:
+        """Run ``fn(connection)`` in one transaction. A file that is not a database any more (the
+        agent overwrote it) is replaced by a fresh one holding ``history``, as Safari rebuilds it."""
+        try:
+            con = self._connect()
+        except sqlite3.DatabaseError:
+            self.path.unlink(missing_ok=True)
+            con = self._connect()
+            with con:
+                for h in (history or [])[:-1]:
+                    self._insert(con, h["url"], h["title"], h["visit_time"], True)
+        try:
+            with con:
+                fn(con)
+        finally:
+            con.close()
+
+    @staticmethod
+    def _insert(con: sqlite3.Connection, url: str, title: str, when: datetime, ok: bool) -> None:
+        t = (when - CORE_DATA_EPOCH).total_seconds()
+        con.execute("INSERT INTO history_items (url, domain_expansion, visit_count, daily_visit_counts, "
+                    "should_recompute_derived_visit_counts, visit_count_score) VALUES (?, ?, 0, x'', 0, 0) "
+                    "ON CONFLICT(url) DO NOTHING", (url, domain_expansion(url)))
+        item = con.execute("SELECT id FROM history_items WHERE url = ?", (url,)).fetchone()[0]
+        con.execute("UPDATE history_items SET visit_count = visit_count + 1, visit_count_score = visit_count_score + 100 "
+                    "WHERE id = ?", (item,))
+        con.execute("INSERT INTO history_visits (history_item, visit_time, title, load_successful) VALUES (?, ?, ?, ?)",
+                    (item, t, title, 1 if ok else 0))
+
+    def ensure(self) -> None:
+        """Create the file with Safari's tables if it is not there."""
+        self._write(lambda con: None)
+
+    def record(self, url: str, title: str, when: datetime, ok: bool, history: list[dict[str, Any]]) -> None:
+        """Add one visit (``history`` is Safari's in-memory list, used if the file must be rebuilt)."""
+        self._write(lambda con: self._insert(con, url, title, when, ok), history)
+
+    def clear(self, when: datetime) -> None:
+        """History ▸ Clear History: every visit and item goes; a tombstone records the clearing."""
+        def wipe(con: sqlite3.Connection) -> None:
+            con.execute("DELETE FROM history_visits")
+            con.execute("DELETE FROM history_items")
+            con.execute("INSERT INTO history_tombstones (start_time, end_time) VALUES (?, ?)",
+                        (0.0, (when - CORE_DATA_EPOCH).total_seconds()))
+        self._write(wipe)
+
+    def visits(self) -> list[dict[str, Any]]:
+        """The visits in the file, oldest first (``[]`` when there is no readable file)."""
+        if not self.path.is_file():
+            return []
+        try:
+            con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+            try:
+                rows = con.execute("SELECT i.url, v.title, v.visit_time FROM history_visits v JOIN history_items i "
+                                   "ON i.id = v.history_item ORDER BY v.visit_time, v.id").fetchall()
+            finally:
+                con.close()
+        except sqlite3.DatabaseError:
+            return []
+        return [{"url": u, "title": t or "", "visit_time": CORE_DATA_EPOCH + timedelta(seconds=s)} for u, t, s in rows]
