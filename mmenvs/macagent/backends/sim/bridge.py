@@ -15,7 +15,7 @@ from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
 from ..base import BackendError, ShellOutput
 from .apps import app_class, shell_commands, shell_daemons, shell_init
-from .apps.base import CommandContext
+from .apps.base import CommandContext, web_request
 from .apps.settings import MACOS_BUILD, MACOS_VERSION
 from .keys import base_key
 from .scripting import AppProxy, FinderScripting, LifecycleOnly, SimSystemEvents, TerminalScripting
@@ -508,15 +508,24 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         args = argv[1:]
         out_file = None
         urls = []
+        method, data, fail = "GET", None, False
         i = 0
         while i < len(args):
             a = args[i]
             if a in ("-o", "--output"):
                 out_file = args[i + 1] if i + 1 < len(args) else None
                 i += 2
-            elif a in ("-H", "-A", "-X", "-d", "--data", "-u", "-e", "-m", "--max-time"):
+            elif a in ("-X", "--request", "-d", "--data", "--data-raw"):
+                if a in ("-X", "--request"):
+                    method = args[i + 1] if i + 1 < len(args) else method
+                else:
+                    data = args[i + 1] if i + 1 < len(args) else ""
+                    method = "POST" if method == "GET" else method
+                i += 2
+            elif a in ("-H", "-A", "-u", "-e", "-m", "--max-time", "--header", "--user-agent"):
                 i += 2
             elif a.startswith("-"):
+                fail = fail or a == "--fail" or (not a.startswith("--") and "f" in a[1:])
                 i += 1
             else:
                 urls.append(a)
@@ -525,6 +534,11 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             return "", "curl: no URL specified!\n", 2
         safari = backend._desk().apps["Safari"]
         found = safari._lookup(urls[0] if "://" in urls[0] else "http://" + urls[0])  # noqa: SLF001
+        served = None if found is not None else web_request(backend._desk(), urls[0], method, data)
+        if served is not None:  # a site an app serves (wttr.in, api.github.com, …)
+            if fail and served[0] >= 400:
+                return "", f"curl: (22) The requested URL returned error: {served[0]}\n", 22
+            found = (urls[0], served[2])
         if found is None:
             host = urls[0].split("://", 1)[-1].split("/", 1)[0]
             return "", f"curl: (6) Could not resolve host: {host}\n", 6

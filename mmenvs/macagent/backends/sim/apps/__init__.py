@@ -26,6 +26,8 @@ APP_MODULES: dict[str, str] = {
     "Pages": "pages:PagesApp",
     "Numbers": "numbers:NumbersApp",
     "Keynote": "keynote:KeynoteApp",
+    "Weather": "weather:WeatherApp",
+    "GitHub": "github:GitHubApp",
     "System Settings": "settings:SettingsApp",
 }
 

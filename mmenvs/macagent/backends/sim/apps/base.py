@@ -45,6 +45,8 @@ class App:
     # commands the app answers in the episode's shell: name → whether the command reads its stdin
     # (commands that do not are given /dev/null, so a ``while read`` loop keeps its input)
     shell_commands: dict[str, bool] = {}
+    # web hosts the app answers for Safari and ``curl`` (an offline site or API such as "wttr.in"): see ``serve_web``
+    web_hosts: frozenset[str] = frozenset()
     # shell code (functions, exported variables) every episode shell runs when it starts
     shell_init: str = ""
     # process names (``/proc/<pid>/comm``) a shell command may leave running until the episode ends
@@ -113,6 +115,11 @@ class App:
     def run_command(self, argv: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
         """Answer one of ``shell_commands`` (``argv[0]`` is its name): (stdout, stderr, exit code)."""
         return "", f"{argv[0]}: not implemented by {self.name}\n", 127
+
+    def serve_web(self, method: str, url: str, data: str | None, browser: bool) -> tuple[int, str, str]:
+        """Answer a request for one of ``web_hosts``: (HTTP status, content type, body). ``browser`` is
+        true when Safari asks (a page to show), false for ``curl`` — override."""
+        raise NotImplementedError(f"{self.name} serves no web pages")
 
     @staticmethod
     def draw_icon(size: int) -> "Image.Image | None":
@@ -191,3 +198,15 @@ class App:
     def state(self) -> dict[str, Any]:
         """The app's state as JSON-able data (for Python getters)."""
         return {"running": self.running}
+
+def web_request(desktop: "Desktop", url: str, method: str = "GET", data: str | None = None,
+                browser: bool = False) -> tuple[int, str, str] | None:
+    """The answer (status, content type, body) of the app whose ``web_hosts`` has ``url``'s host, or
+    ``None`` when no app serves that host (task-supplied ``web_pages`` are looked up before this)."""
+    from urllib.parse import urlparse
+
+    host = (urlparse(url if "://" in url else "http://" + url).hostname or "").lower()
+    for app in desktop.apps.values():
+        if host and host in app.web_hosts:
+            return app.serve_web(method.upper(), url, data, browser)
+    return None

@@ -24,7 +24,7 @@ from ..menus import MenuItem, sep
 from ..theme import Theme, font
 from ..widgets import Box, Button, Custom, Label, ListView, MouseEvent, PopupButton, Row, TextField, Widget
 from ..window import Window, text_prompt
-from .base import App
+from .base import App, web_request
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -222,6 +222,13 @@ class SafariApp(App):
         found = self._lookup(url)
         if found is not None:
             return parse_page(found[0], found[1])
+        served = web_request(self.desktop, url, browser=True)  # a site an app serves (wttr.in, github.com, …)
+        if served is not None:
+            _status, ctype, body = served
+            if "html" not in ctype:  # JSON and text show as plain text, as Safari shows them
+                name = urlparse(url).path.rstrip("/").rsplit("/", 1)[-1] or _host(url)
+                body = f"<title>{html_mod.escape(name)}</title><pre>{html_mod.escape(body)}</pre>"
+            return parse_page(url, body)
         if url.startswith("file://"):
             path = self.desktop.backend.host_path(unquote_plus(url[7:]))
             try:
@@ -590,8 +597,8 @@ class SafariApp(App):
             x0, y0 = left + 40 + int(rx), 52 + 16 + int(ry) - st["scroll"]
             x1 = x0 + int(font(size, weight).getlength(text.rstrip()))
             if prev is not None and prev[2] == href and prev[3][1] == y0:
-                _r, name, _h, (px, py, pw, ph_), _f = links[-1]
-                links[-1] = ("AXLink", name + text, href, (px, py, x1 - px, ph_), "")
+                _r, name, _h, (lx0, ly0, _lw, lh0), _f = links[-1]  # not px/py: those place the page widget below
+                links[-1] = ("AXLink", name + text, href, (lx0, ly0, x1 - lx0, lh0), "")
             else:
                 links.append(("AXLink", text, href, (x0 + (len(text) - len(text.lstrip())) * 4, y0, x1 - x0, size + 4), ""))
             prev = links[-1]
