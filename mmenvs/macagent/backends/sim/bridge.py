@@ -432,7 +432,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                     app.open_url("file://" + desk.backend.posix_path(p))  # the path the agent sees, never the host one
                 elif app.name == "Finder":
                     desk.open_path(p if p.is_dir() else p.parent)
-                elif p.suffix.lower() in app.open_suffixes:
+                elif app.can_open(p):
                     app.open_file(p)
                 else:
                     return "", f"{app.name} cannot open {t} in the simulator.\n", 1

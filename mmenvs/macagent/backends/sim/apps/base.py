@@ -108,6 +108,10 @@ class App:
         """Open the document at host path ``path`` (one of ``open_suffixes``) — override."""
         raise NotImplementedError(f"{self.name} does not open files")
 
+    def can_open(self, path: Path) -> bool:
+        """Whether ``open -a <this app> <path>`` opens ``path`` here (default: the app's own document types)."""
+        return path.suffix.lower() in self.open_suffixes
+
     def open_url(self, url: str) -> None:
         """Handle ``open <url>`` for one of ``url_schemes`` — override."""
         raise NotImplementedError(f"{self.name} does not open URLs")
