@@ -280,7 +280,7 @@ def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | None = None,
 
 def _pick(items: list[Any], which: str | int, kind: str, where: str) -> Any:
     """The item of ``items`` named ``which`` or at 1-based index ``which`` (GetterError naming the choices)."""
-    names = [getattr(i, "name", "") for i in items]
+    names = [getattr(i, "name", None) or getattr(i, "title", "") for i in items]  # sheets/tables; worksheets
     if isinstance(which, int) and not isinstance(which, bool):
         if 1 <= which <= len(items):
             return items[which - 1]

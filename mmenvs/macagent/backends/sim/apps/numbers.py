@@ -465,7 +465,7 @@ class NumbersScripting(ScriptableAppBase):
                     path = app.desktop.backend.host_path(_path_text(it))
                     if not path.is_file():
                         raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
-                    out.append(ObjectRef("document", app.open_file(path).id))
+                    out.append(ObjectRef("document", app.load_file(path).id))
                 return out[0] if len(out) == 1 else out
             if name == "save":
                 doc = self._direct_doc(direct)
@@ -749,8 +749,17 @@ class NumbersApp(App):
         self._open_window(doc)
         return doc
 
-    def open_file(self, path: Path) -> Document:
-        """Open a ``.numbers`` document, or import a CSV/TSV/Excel file into a new document."""
+    def open_file(self, path: Path) -> Document | None:
+        """Open a file from Finder or ``open``: a damaged one shows an alert instead (as Numbers does)."""
+        try:
+            return self.load_file(path)
+        except (NumbersError, iwork.IWorkFileError, OSError) as e:
+            alert(self, None, f"The document “{path.name}” couldn’t be opened.", str(e), [("OK", lambda: None)], cancel=0)
+            return None
+
+    def load_file(self, path: Path) -> Document:
+        """Open a ``.numbers`` document, or import a CSV/TSV/Excel file into a new document (raises
+        NumbersError / IWorkFileError naming the file when it cannot be read)."""
         for d in self.documents:
             if d.path is not None and d.path.resolve() == path.resolve():
                 w = self.window_of(d)
@@ -1549,10 +1558,7 @@ class NumbersApp(App):
             if path.is_dir():
                 return
             self.desktop.close_window(panel)
-            try:
-                self.open_file(path)
-            except (NumbersError, iwork.IWorkFileError, OSError) as e:
-                alert(self, None, f"The document “{name}” couldn’t be opened.", str(e), [("OK", lambda: None)], cancel=0)
+            self.open_file(path)
 
         x, y = self.desktop.cascade_origin(W, H)
         panel = Window(self, "Open", (x, y, W, H), build)

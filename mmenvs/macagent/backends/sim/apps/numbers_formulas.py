@@ -204,6 +204,7 @@ def tokenize(src: str) -> list[tuple[str, str, int, int]]:
 # AST: ("num", x) ("str", s) ("ref", r, c) ("range", r1, c1, r2, c2) ("neg", a) ("pct", a)
 #      ("bin", op, a, b) ("call", NAME, [args])
 Node = tuple
+_MAX_DEPTH = 50  # nested parentheses / calls / signs (each level costs several Python frames)
 
 
 class _Parser:
@@ -273,7 +274,7 @@ class _Parser:
         if self.peek()[1] in ("-", "+"):
             op = self.take()[1]
             self.depth += 1
-            if self.depth > 200:
+            if self.depth > _MAX_DEPTH:
                 raise FormulaSyntaxError("formula nested too deeply")
             inner = self.unary()
             self.depth -= 1
@@ -309,7 +310,7 @@ class _Parser:
                 self.take()
                 args: list[Node] = []
                 self.depth += 1
-                if self.depth > 200:
+                if self.depth > _MAX_DEPTH:
                     raise FormulaSyntaxError("formula nested too deeply")
                 if self.peek()[1] != ")":
                     while True:
@@ -326,7 +327,7 @@ class _Parser:
             raise FormulaSyntaxError(f"unknown name {text!r}")
         if text == "(":
             self.depth += 1
-            if self.depth > 200:
+            if self.depth > _MAX_DEPTH:
                 raise FormulaSyntaxError("formula nested too deeply")
             node = self.comparison()
             self.expect(")")
@@ -340,7 +341,10 @@ def parse_formula(text: str) -> Node:
     body = text[1:] if text.startswith("=") else text
     if len(body) > 4000:
         raise FormulaSyntaxError("formula longer than 4000 characters")
-    return _Parser(tokenize(body)).parse()
+    try:
+        return _Parser(tokenize(body)).parse()
+    except RecursionError:
+        raise FormulaSyntaxError("formula nested too deeply") from None
 
 
 def references(text: str) -> list[tuple[int, int, int, int]]:
