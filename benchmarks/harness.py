@@ -138,6 +138,11 @@ def bench_workloads(module_name: str) -> list[dict[str, Any]]:
     return [dict(r) for r in module.workloads()]
 
 
+def workloads_in_subprocess(module_name: str, timeout: float = 600.0) -> list[dict[str, Any]]:
+    """The rows of workload module ``module_name``, run in a fresh process (so its peak memory is its own)."""
+    return _in_subprocess("workloads", module_name, timeout)
+
+
 def _in_subprocess(kind: str, target: str, timeout: float) -> list[dict[str, Any]]:
     command = [sys.executable, "-m", "mmenvs.benchmarks.harness", f"--{kind}", target]
     try:

@@ -9,12 +9,13 @@ paper's VM takes 30 s to start (MacAgentBench §3.1), which the reset rows compa
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import time
 from typing import Any, Callable
 
 import numpy as np
 
-from mmenvs.benchmarks.harness import measure, timing_row
+from mmenvs.benchmarks.harness import measure, timing_row, workloads_in_subprocess
 from mmenvs.benchmarks.peers import (
     MiniWoBClickPeer,
     interleaved,
@@ -230,14 +231,14 @@ def _against_miniwob(env: Any, reset_ours: Callable[[], None], resets: int, clic
 
 
 def workloads() -> list[dict[str, Any]]:
-    """The MacAgent rows (env-level), the MiniWoB++ peer rows, then the sim desktop's rows from ``bench_sim`` if it exists."""
+    """The MacAgent rows (env-level), the MiniWoB++ peer rows, then the sim desktop's rows from ``bench_sim``
+    (in its own process) if it exists."""
     env = _env()
     try:
         rows = _reset_rows(env) + _gui_rows(env) + _shell_rows(env) + _evaluation_rows(env) + _peer_rows(env)
     finally:
         env.close()
-    try:
-        sim_bench = importlib.import_module("mmenvs.macagent.backends.sim.bench_sim")
-    except ImportError:
+    if importlib.util.find_spec("mmenvs.macagent.backends.sim.bench_sim") is None:
         return rows
-    return rows + [dict(r) for r in sim_bench.workloads()]
+    # a fresh process: the sim's peak-memory row must not include this process's env and browser peer
+    return rows + workloads_in_subprocess("mmenvs.macagent.backends.sim.bench_sim")

@@ -147,8 +147,18 @@ class TermTable:
         kinds[kind] = canonical
 
 
-# compiled term tables, shared across parses (keyed by the Terminology object's identity)
+# compiled term tables, shared across parses: looked up by the Terminology object's identity (fast),
+# built once per distinct dictionary (every episode makes new app objects with equal terminologies,
+# which must not each hold their own table)
 _TABLE_CACHE: dict[int, tuple[Terminology | None, TermTable]] = {}
+_TABLES_BY_CONTENT: dict[tuple, TermTable] = {}
+
+
+def _content_key(terms: Terminology | None) -> tuple:
+    if terms is None:
+        return ()
+    return (tuple(sorted(terms.classes.items())), tuple(sorted(terms.properties)),
+            tuple(sorted((k, tuple(v)) for k, v in terms.commands.items())), tuple(sorted(terms.constants)))
 
 
 class Parser:
@@ -178,7 +188,13 @@ class Parser:
             if cached is None or cached[0] is not terms:
                 if len(_TABLE_CACHE) > 256:
                     _TABLE_CACHE.clear()
-                cached = (terms, TermTable(terms))
+                content = _content_key(terms)
+                table = _TABLES_BY_CONTENT.get(content)
+                if table is None:
+                    if len(_TABLES_BY_CONTENT) > 64:
+                        _TABLES_BY_CONTENT.clear()
+                    table = _TABLES_BY_CONTENT[content] = TermTable(terms)
+                cached = (terms, table)
                 _TABLE_CACHE[key] = cached
             self._tables[key] = cached[1]
         return self._tables[key]

@@ -21,7 +21,7 @@ def _corner_alpha(r: int) -> np.ndarray:
     return a + (a >> 7)  # 255 → 256 so that full coverage copies exactly
 
 
-@functools.lru_cache(maxsize=12)
+@functools.lru_cache(maxsize=6)  # up to ~1 MB each: the windows on screen now, not every size seen
 def _shadow_keep(w: int, h: int, opacity: int) -> np.ndarray:
     """(h+2S, w+2S) uint16 factor 0..256 to multiply the background by for a window's shadow."""
     s = SHADOW

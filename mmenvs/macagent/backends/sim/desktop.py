@@ -37,9 +37,10 @@ WEB_SUFFIXES = {".html", ".htm", ".webloc"}
 class _LayerCache:
     """Rendered static layers (wallpaper with desktop icons, dock, menu bar) shared by every desktop
     in the process, so a reset reuses what the last episode drew. Bounded per kind (a full-screen
-    base layer is 3 MB, a menu bar 90 KB), least recently used out."""
+    base layer is 3 MB, a menu bar 90 KB), least recently used out; small bounds keep an env within
+    its memory budget (most episodes share one wallpaper and theme)."""
 
-    LIMITS = {"base": 4, "dock": 8, "bar": 32}
+    LIMITS = {"base": 2, "dock": 4, "bar": 8}
 
     def __init__(self) -> None:
         self.items: OrderedDict[tuple, Any] = OrderedDict()

@@ -1,0 +1,64 @@
+"""Memory regressions for MacAgent (issue 7: ≤ 150 MB per env). The figure itself is measured by
+``mmenvs bench``; these tests pin the causes found: heavy imports and caches that grew per episode."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from mmenvs.macagent.applescript import parser
+from mmenvs.macagent.backends.sim import SimBackend
+from mmenvs.macagent.backends.sim import desktop as desktop_module
+
+
+def test_a_macagent_episode_imports_neither_cv2_nor_matplotlib() -> None:
+    # cv2 (~20 MB) and matplotlib (~10 MB) are only needed by other envs; an episode at the default
+    # observation size must not load them
+    code = ("import sys, gymnasium as gym, mmenvs\n"
+            "env = gym.make('MacAgent-v0')\n"
+            "env.reset(seed=0)\n"
+            "env.step({'action_type': 'CLICK', 'x': 640, 'y': 400})\n"
+            "env.close()\n"
+            "print(json.dumps(sorted(m for m in ('cv2', 'matplotlib') if m in sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_applescript_term_tables_are_shared_between_episodes(tmp_path: Path) -> None:
+    # every episode builds new app objects with equal dictionaries; each must not get its own table
+    be = SimBackend()
+    try:
+        for _ in range(6):
+            be.reset(now=datetime(2025, 3, 3, 9, 0), home=tmp_path / "home")
+            assert be.run_applescript('tell application "Notes" to count notes') == "0"
+            be.run_applescript('tell application "Reminders" to count reminders')
+        def tables() -> int:  # distinct compiled tables alive in the parser's cache
+            return len({id(table) for _terms, table in parser._TABLE_CACHE.values()})
+
+        distinct = tables()
+        for _ in range(6):
+            be.reset(now=datetime(2025, 3, 3, 9, 0), home=tmp_path / "home")
+            be.run_applescript('tell application "Notes" to count notes')
+            be.run_applescript('tell application "Reminders" to count reminders')
+        assert tables() == distinct
+    finally:
+        be.close()
+
+
+def test_rendered_layer_cache_is_bounded(tmp_path: Path) -> None:
+    be = SimBackend()
+    try:
+        for i in range(6):  # six different desktops (a file on the Desktop changes the base layer)
+            be.reset(now=datetime(2025, 3, 3, 9, i), home=tmp_path / "home")
+            (be.home / "Desktop" / f"f{i}.txt").write_text("x")
+            be.screenshot()
+        kinds = [k[0] for k in desktop_module._LAYERS.items]
+        for kind, limit in desktop_module._LayerCache.LIMITS.items():
+            assert kinds.count(kind) <= limit
+        assert kinds.count("base") == desktop_module._LayerCache.LIMITS["base"]
+    finally:
+        be.close()
