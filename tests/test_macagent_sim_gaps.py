@@ -216,3 +216,48 @@ def test_safari_history_db_survives_a_damaged_file_and_reads_setup_visits(b: Sim
     db.write_text("still not a database")
     with pytest.raises(GetterError, match="History.db is not Safari's History.db"):
         GETTERS["safari_history"](GetterContext(b))
+
+
+# ------------------------------------------------------------------------------ highlight colour
+
+_SE = 'tell application "System Events" to tell appearance preferences to '
+
+
+def test_system_events_highlight_color_is_apple_highlight_color_not_the_accent(b: SimBackend) -> None:
+    settings = b.app("System Settings")
+
+    def defaults() -> str:
+        out = b.run_shell("defaults read -g AppleHighlightColor")
+        return out.stdout.strip() if out.exit_code == 0 else "<absent>"
+
+    # the default highlight follows the accent colour (multicolour: blue, no key written)
+    assert b.run_applescript(_SE + "get highlight color") == "blue" and defaults() == "<absent>"
+    settings.set_accent("purple")
+    assert b.run_applescript(_SE + "get highlight color") == "purple"
+    assert defaults() == "0.968627 0.831373 1.000000 Purple"
+    # setting the highlight leaves the accent alone
+    b.run_applescript(_SE + "set highlight color to green")
+    assert settings.accent_color == "purple" and defaults() == "0.752941 0.964706 0.678431 Green"
+    assert b.run_applescript(_SE + "get highlight color") == "green"
+    assert b.run_shell("defaults read -g AppleAccentColor").stdout.strip() == "5"
+    b.run_applescript(_SE + "set highlight color to gold")  # a System Events name System Settings calls Other
+    assert b.run_applescript(_SE + "get highlight color") == "gold" and defaults().endswith(" Other")
+    # an RGB color (16-bit components) round-trips
+    b.run_applescript(_SE + "set highlight color to {65535, 32768, 0}")
+    assert defaults() == "1.000000 0.500008 0.000000 Other"
+    assert b.run_applescript(_SE + "get highlight color") == "65535, 32768, 0"
+    # defaults write works the other way; colours System Events has no name for read as RGB
+    b.run_shell('defaults write -g AppleHighlightColor -string "1.000000 0.749020 0.823529 Pink"')
+    assert settings.highlight_color == "1.000000 0.749020 0.823529 Pink"
+    assert b.run_applescript(_SE + "get highlight color") == "65535, 49087, 53970"
+    b.run_shell("defaults delete -g AppleHighlightColor")  # back to following the accent
+    assert b.run_applescript(_SE + "get highlight color") == "purple"
+
+
+@pytest.mark.parametrize("value", ['"pink"', "pink", "{1, 2}", "{70000, 0, 0}", "true"])
+def test_system_events_refuses_what_is_not_a_highlight_color(b: SimBackend, value: str) -> None:
+    with pytest.raises(AppleScriptError) as err:
+        b.run_applescript(_SE + f"set highlight color to {value}")
+    assert b.app("System Settings").highlight_color is None
+    if value != "pink":  # a bare word that is no System Events term is an undefined variable
+        assert "into type RGB color" in str(err.value) and "blue, gold, graphite" in str(err.value)

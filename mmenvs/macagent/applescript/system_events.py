@@ -3,7 +3,10 @@
 The desktop owns the state; this app only exposes it to AppleScript:
 
 * ``appearance`` — a mutable mapping holding ``dark mode`` (bool) and the other appearance
-  preferences (``highlight color``, ``font smoothing``, ``scroll bar action`` …);
+  preferences (``highlight color``, ``font smoothing``, ``scroll bar action`` …). ``highlight color``
+  is one of System Events' enumerators (``blue``, ``gold``, ``graphite``, ``green``, ``orange``,
+  ``purple``, ``red``, ``silver``) or an RGB color (a list of three integers 0–65535); the app checks
+  values against that before the mapping sees them;
 * ``processes`` — a callable returning the running apps as dicts with ``name``, ``frontmost``,
   ``visible`` and optionally ``bundle identifier``;
 * ``activate`` — called with an app name when a script sets ``frontmost`` (or ``visible``) of a
@@ -23,6 +26,8 @@ from .model import STANDARD_COMMANDS, AppleScriptHost, ObjectRef, ScriptableAppB
 from .values import Constant, FileRef, source_form
 
 APPEARANCE = ObjectRef("appearance preferences object", "appearance preferences")
+#: System Events' ``highlight color`` enumeration (the property also takes an RGB color)
+HIGHLIGHT_COLORS = ("blue", "gold", "graphite", "green", "orange", "purple", "red", "silver")
 DESKTOP = ObjectRef("desktop", 1)
 _PROCESS_PROPS = ("name", "frontmost", "visible", "bundle identifier", "displayed name", "unix id",
                   "background only")
@@ -40,7 +45,7 @@ class SystemEventsApp(ScriptableAppBase):
                  desktop: MutableMapping[str, Any] | None = None) -> None:
         self.host = host
         self.appearance: MutableMapping[str, Any] = appearance if appearance is not None else {
-            "dark mode": False, "highlight color": "blue", "font smoothing": True,
+            "dark mode": False, "highlight color": Constant("blue"), "font smoothing": True,
             "scroll bar action": Constant("jump to next page")}
         self._processes = processes or (lambda: [])
         self._activate = activate
@@ -57,7 +62,7 @@ class SystemEventsApp(ScriptableAppBase):
                                   "displayed name", "unix id", "version", "background only", "picture",
                                   "display name", "current desktop"}),
             commands={**STANDARD_COMMANDS, "keystroke": ("using",), "key code": ("using",)},
-            constants=frozenset({"jump to here", "jump to next page"}))
+            constants=frozenset({"jump to here", "jump to next page", *HIGHLIGHT_COLORS}))
 
     def describe(self, obj: ObjectRef) -> str:
         if obj == DESKTOP:
@@ -121,6 +126,8 @@ class SystemEventsApp(ScriptableAppBase):
         if obj == APPEARANCE and prop in self.appearance:
             if prop in ("dark mode", "font smoothing") and not isinstance(value, bool):
                 raise AppleScriptError(f"Can’t make {source_form(value)} into type boolean.", -1700)
+            if prop == "highlight color":
+                value = highlight_value(value)
             self.appearance[prop] = value
             return
         if obj == DESKTOP and prop == "picture":
@@ -158,3 +165,15 @@ class SystemEventsApp(ScriptableAppBase):
                 self.host.key_code(code, mods)
             return None
         return super().command(name, direct, params)
+
+
+def highlight_value(value: Any) -> Constant | list[int]:
+    """A value for ``highlight color``: one of :data:`HIGHLIGHT_COLORS` or an RGB color ``{r, g, b}``
+    (integers 0–65535); anything else is refused as System Events refuses it."""
+    if isinstance(value, Constant) and value.name.lower() in HIGHLIGHT_COLORS:
+        return Constant(value.name.lower())
+    if (isinstance(value, list) and len(value) == 3
+            and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 65535 for c in value)):
+        return list(value)
+    raise AppleScriptError(f"Can’t make {source_form(value)} into type RGB color: a highlight color is one of "
+                           f"{', '.join(HIGHLIGHT_COLORS)} or a list of three integers from 0 to 65535.", -1700)

@@ -18,7 +18,7 @@ from .apps import app_class, shell_commands, shell_daemons, shell_init
 from .apps.base import CommandContext, web_request
 from .apps.settings import MACOS_BUILD, MACOS_VERSION
 from .keys import base_key
-from .scripting import AppProxy, FinderScripting, LifecycleOnly, SimSystemEvents, TerminalScripting
+from .scripting import AppProxy, FinderScripting, LifecycleOnly, SimSystemEvents, TerminalScripting, highlight_defaults
 from .theme import ACCENT_CODES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -629,6 +629,9 @@ class Preferences:
                 out["AppleInterfaceStyleSwitchesAutomatically"] = True
             if s.accent_color != "multicolor":
                 out["AppleAccentColor"] = ACCENT_CODES[s.accent_color]
+            highlight = highlight_defaults(s)
+            if highlight is not None:
+                out["AppleHighlightColor"] = highlight
             return out
         if domain == "com.apple.dock":
             return {"autohide": s.dock_autohide}
@@ -650,6 +653,9 @@ class Preferences:
             except (KeyError, ValueError):
                 return False
             return True
+        if domain == "NSGlobalDomain" and key == "AppleHighlightColor":
+            s.set_highlight(str(value))
+            return True
         if domain == "com.apple.dock" and key == "autohide":
             s.dock_autohide = bool(value)
             s.changed()
@@ -663,6 +669,9 @@ class Preferences:
             return True
         if domain == "NSGlobalDomain" and key == "AppleAccentColor":
             s.set_accent("multicolor")
+            return True
+        if domain == "NSGlobalDomain" and key == "AppleHighlightColor":
+            s.set_highlight(None)
             return True
         return False
 
@@ -712,7 +721,9 @@ class Preferences:
                 return self._fmt(data) + "\n", "", 0
             if key not in data:
                 return "", f"\nThe domain/default pair of ({shown}, {key}) does not exist\n", 1
-            return self._fmt(data[key]) + "\n", "", 0
+            value = data[key]
+            # a key's own string prints as it is (quotes only appear inside arrays and dictionaries)
+            return (value if isinstance(value, str) else self._fmt(value)) + "\n", "", 0
         if verb == "read-type":
             data = self.read(domain)
             if key is None or key not in data:

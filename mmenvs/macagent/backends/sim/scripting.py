@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ...applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ...applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
-from ...applescript.system_events import SystemEventsApp
+from ...applescript.system_events import HIGHLIGHT_COLORS, SystemEventsApp
 from ...applescript.values import Constant, FileRef, hfs_to_posix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -422,11 +422,46 @@ class LifecycleOnly(ScriptableAppBase):
         return super().command(name, direct, params)
 
 
-HIGHLIGHTS = ("blue", "purple", "pink", "red", "orange", "yellow", "green", "graphite")
+#: AppleHighlightColor as macOS writes it ("r g b Name", components 0–1) for System Settings' highlight
+#: colours, and for System Events' two older names (gold, silver) that System Settings shows as Other
+HIGHLIGHT_DEFAULTS = {
+    "blue": "0.698039 0.843137 1.000000 Blue", "purple": "0.968627 0.831373 1.000000 Purple",
+    "pink": "1.000000 0.749020 0.823529 Pink", "red": "1.000000 0.733333 0.721569 Red",
+    "orange": "1.000000 0.874510 0.701961 Orange", "yellow": "1.000000 0.937255 0.690196 Yellow",
+    "green": "0.752941 0.964706 0.678431 Green", "graphite": "0.847059 0.847059 0.862745 Graphite",
+    "gold": "1.000000 0.937255 0.690196 Other", "silver": "0.776471 0.776471 0.776471 Other",
+}
+
+
+def highlight_defaults(settings: Any) -> str | None:
+    """NSGlobalDomain's AppleHighlightColor: the colour chosen for highlights, or, while the
+    highlight follows the accent colour (System Settings' default), that accent's highlight;
+    ``None`` (no key) with the multicolour accent."""
+    if settings.highlight_color is not None:
+        return str(settings.highlight_color)
+    return HIGHLIGHT_DEFAULTS.get(settings.accent_color)
+
+
+def highlight_script_value(text: str | None) -> Constant | list[int]:
+    """System Events' ``highlight color`` for an AppleHighlightColor value: the enumerator when the
+    value is one of System Events' named colours, otherwise its RGB color (three integers 0–65535)."""
+    if text is None:
+        return Constant("blue")
+    for name in HIGHLIGHT_COLORS:
+        if text == HIGHLIGHT_DEFAULTS[name]:
+            return Constant(name)
+    try:
+        parts = [float(v) for v in text.split()[:3]]
+    except ValueError:
+        parts = []
+    if len(parts) != 3:  # not a colour macOS can read: it highlights in blue
+        return Constant("blue")
+    return [round(min(1.0, max(0.0, v)) * 65535) for v in parts]
 
 
 class AppearanceMapping(MutableMapping):
-    """System Events' appearance preferences, read from and written to System Settings."""
+    """System Events' appearance preferences, read from and written to System Settings (``highlight
+    color`` is AppleHighlightColor: System Settings' highlight colour, by default the accent's)."""
 
     def __init__(self, settings: Any) -> None:
         self.s = settings
@@ -436,17 +471,18 @@ class AppearanceMapping(MutableMapping):
         if key == "dark mode":
             return self.s.dark_mode
         if key == "highlight color":
-            return Constant(self.s.accent_color if self.s.accent_color in HIGHLIGHTS else "blue")
+            return highlight_script_value(highlight_defaults(self.s))
         return self.extra[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
         if key == "dark mode":
             self.s.set_dark_mode(bool(value))
         elif key == "highlight color":
-            name = value.name if isinstance(value, Constant) else str(value)
-            if name not in HIGHLIGHTS:
-                raise AppleScriptError(f"Can’t make {name} into type highlight color.", -1700)
-            self.s.set_accent(name)
+            # System Events checked the value (an enumerator or an RGB list) before it got here
+            if isinstance(value, Constant):
+                self.s.set_highlight(HIGHLIGHT_DEFAULTS[value.name.lower()])
+            else:
+                self.s.set_highlight(" ".join(f"{c / 65535:.6f}" for c in value) + " Other")
         else:
             self.extra[key] = value
 

@@ -33,6 +33,8 @@ class SettingsApp(App):
         super().__init__(desktop)
         self.appearance = "Light"  # Light | Dark | Auto (Auto follows the clock: dark 19:00–07:00)
         self.accent_color = "multicolor"
+        # AppleHighlightColor ("r g b Name") when a highlight colour is chosen; None follows the accent
+        self.highlight_color: str | None = None
         self.tint_windows = True
         self.sidebar_icon_size = "Medium"
         self.wallpaper = "Sequoia"
@@ -63,6 +65,11 @@ class SettingsApp(App):
         self.accent_color = name
         self.changed()
 
+    def set_highlight(self, value: str | None) -> None:
+        """Set the highlight colour (an AppleHighlightColor value; None: follow the accent colour)."""
+        self.highlight_color = value
+        self.changed()
+
     def set_wallpaper(self, name: str) -> None:
         if name not in WALLPAPERS:
             raise ValueError(f"unknown wallpaper {name!r}; expected one of {', '.join(WALLPAPERS)}")
@@ -79,6 +86,7 @@ class SettingsApp(App):
             "appearance": self.appearance,
             "dark_mode": self.dark_mode,
             "accent_color": self.accent_color,
+            "highlight_color": self.highlight_color,
             "tint_windows": self.tint_windows,
             "sidebar_icon_size": self.sidebar_icon_size,
             "wallpaper": self.wallpaper,
