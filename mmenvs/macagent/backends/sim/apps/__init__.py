@@ -28,6 +28,8 @@ APP_MODULES: dict[str, str] = {
     "Keynote": "keynote:KeynoteApp",
     "Weather": "weather:WeatherApp",
     "GitHub": "github:GitHubApp",
+    "Obsidian": "obsidian:ObsidianApp",
+    "Visual Studio Code": "vscode:VSCodeApp",
     "System Settings": "settings:SettingsApp",
 }
 

@@ -149,6 +149,26 @@ class CodeField(TextField):
         return super().key_event(win, key, mods)
 
 
+def _parse_setting(text: str, kind: str) -> Any:
+    """The value a Settings editor field means: a number field's int or float (None if not a number),
+    a string field's text."""
+    if kind != "number":
+        return text
+    t = text.strip()
+    if re.fullmatch(r"-?\d+", t):
+        return int(t)
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+class FocusCheckbox(Checkbox):
+    """A checkbox Tab can reach (space toggles it), as in VS Code's Settings editor."""
+
+    focusable = True
+
+
 class ThemedButton(Button):
     """A borderless button drawn in the editor theme's colour (tabs, activity bar), not the system's."""
 
@@ -1244,24 +1264,25 @@ class VSCodeApp(App):
         value = data.get(key, spec["default"])
         cy = dy + 48
         if spec["type"] == "boolean":
-            out.append(Checkbox("vscode:setting-value", (x + 20, cy, w - 40, 22), setting_title(key).split(": ", 1)[-1],
+            out.append(FocusCheckbox("vscode:setting-value", (x + 20, cy, w - 40, 22), setting_title(key).split(": ", 1)[-1],
                                 bool(value), lambda v: self._try_set(key, bool(v))))
         elif spec.get("enum"):
             out.append(PopupButton("vscode:setting-value", (x + 20, cy, 260, 24), [str(o) for o in spec["enum"]], str(value),
                                    lambda v: self._try_set(key, v), name=setting_title(key)))
         elif spec["type"] in ("number", "string"):
-            ed = win.editor(f"vscode:setting-value:{key}", show(value) if spec["type"] == "number" else str(value))
+            ekey = f"vscode:setting-value:{key}"
+            ed = win.editors.get(ekey)
+            # the field keeps what is being typed ("4." on the way to "4.5") while it means the stored value;
+            # a value changed elsewhere (settings.json edited) replaces it
+            if ed is None or _parse_setting(ed.text, spec["type"]) != value:
+                ed = win.editor(ekey, show(value) if spec["type"] == "number" else str(value))
 
             def typed(text: str, key: str = key, kind: str = spec["type"]) -> None:
-                if kind == "number":
-                    try:
-                        v: Any = int(text) if re.fullmatch(r"-?\d+", text.strip()) else float(text)
-                    except ValueError:
-                        self.message = f"Value must be a number: {text!r}"
-                        self.touch()
-                        return
-                else:
-                    v = text
+                v = _parse_setting(text, kind)
+                if v is None:
+                    self.message = f"Value must be a number: {text!r}"
+                    self.touch()
+                    return
                 self._try_set(key, v)
 
             out.append(TextField(f"vscode:setting-value:{key}", (x + 20, cy, min(420, w - 40), 24), ed, name=setting_title(key),
