@@ -544,6 +544,45 @@ def defaults_read(ctx: GetterContext, domain: str, key: str) -> str | None:
 @getter("clipboard")
 def clipboard(ctx: GetterContext) -> str:
     """The clipboard's text (``pbpaste``)."""
+@getter("weather_forecast")
+def weather_forecast(ctx: GetterContext, city: str, day_offset: int = 0, field: str = "high", unit: str = "C") -> Any:
+    """One value of ``city``'s daily forecast for its local today + ``day_offset`` (0–9), read through the
+    Open-Meteo API with ``curl`` (what a real Mac would ask too). ``field``: ``high``, ``low`` (°C, or °F with
+    ``unit="F"``), ``precip_mm``, ``precip_chance`` (%), ``wind_kmh``, ``uv``, ``weather_code`` (WMO), ``rain``
+    (true when rain, drizzle or thunderstorms fall), ``date`` (YYYY-MM-DD), ``weekday`` (Monday …), ``sunrise``
+    and ``sunset`` (HH:MM). Compare numbers with ``number_close``."""
+    from mmenvs.macagent.backends.sim.apps.forecast import find_city
+
+    columns = {"high": "temperature_2m_max", "low": "temperature_2m_min", "precip_mm": "precipitation_sum",
+               "precip_chance": "precipitation_probability_max", "wind_kmh": "wind_speed_10m_max", "uv": "uv_index_max",
+               "weather_code": "weather_code", "rain": "weather_code", "date": "time", "weekday": "time",
+               "sunrise": "sunrise", "sunset": "sunset"}
+    if field not in columns:
+        raise GetterError(f"weather_forecast: unknown field {field!r}; fields: {', '.join(columns)}")
+    if unit not in ("C", "F"):
+        raise GetterError(f"weather_forecast: unit must be 'C' or 'F', got {unit!r}")
+    place = find_city(city)
+    if place is None:
+        raise GetterError(f"weather_forecast: no coordinates for city {city!r}")
+    if not isinstance(day_offset, int) or not 0 <= day_offset <= 9:
+        raise GetterError(f"weather_forecast: day_offset must be an integer 0..9, got {day_offset!r}")
+    url = (f"https://api.open-meteo.com/v1/forecast?latitude={place.lat}&longitude={place.lon}&timezone=auto"
+           f"&forecast_days=10&daily={','.join(sorted(set(columns.values()) - {'time'}))}"
+           + ("&temperature_unit=fahrenheit" if unit == "F" else ""))
+    try:
+        daily = json.loads(ctx.shell_ok(f"curl -s {shlex.quote(url)}"))["daily"]
+        value = daily[columns[field]][day_offset]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise GetterError(f"weather_forecast: unexpected answer from Open-Meteo for {city!r} ({exc})") from None
+    if field == "rain":
+        return int(value) in (51, 53, 55, 61, 63, 65, 80, 81, 82, 95, 96, 99)
+    if field == "weekday":
+        return datetime.fromisoformat(value).strftime("%A")
+    if field in ("sunrise", "sunset"):
+        return str(value)[11:16]
+    return value
+
+
     return ctx.shell_ok("pbpaste")
 
 
