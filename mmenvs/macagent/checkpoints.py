@@ -541,9 +541,6 @@ def defaults_read(ctx: GetterContext, domain: str, key: str) -> str | None:
     return out.stdout.strip() if out.exit_code == 0 else None
 
 
-@getter("clipboard")
-def clipboard(ctx: GetterContext) -> str:
-    """The clipboard's text (``pbpaste``)."""
 @getter("weather_forecast")
 def weather_forecast(ctx: GetterContext, city: str, day_offset: int = 0, field: str = "high", unit: str = "C") -> Any:
     """One value of ``city``'s daily forecast for its local today + ``day_offset`` (0–9), read through the
@@ -583,6 +580,9 @@ def weather_forecast(ctx: GetterContext, city: str, day_offset: int = 0, field: 
     return value
 
 
+@getter("clipboard")
+def clipboard(ctx: GetterContext) -> str:
+    """The clipboard's text (``pbpaste``)."""
     return ctx.shell_ok("pbpaste")
 
 
