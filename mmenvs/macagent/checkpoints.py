@@ -242,11 +242,13 @@ def image_size(ctx: GetterContext, path: str) -> list[int] | None:
 
 
 @getter("numbers_cells")
-def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | None = None, sheet: str | int = 1,
-                  table: str | int = 1) -> dict[str, Any] | None:
+def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | str | None = None, sheet: str | int = 1,
+                  table: str | int = 1, formulas: bool = False) -> Any:
     """Values of a Numbers document's table (``sheet``/``table``: a name or a 1-based index) by cell
-    address (``{"A1": "Item", "B2": 1200.0}``): the non-empty cells, or exactly ``cells`` (empty → None).
-    Formulas give their computed value, errors their code (``#DIV/0!``). ``None`` if the file is missing.
+    address (``{"A1": "Item", "B2": 1200.0}``): the non-empty cells, or exactly ``cells`` (empty → None);
+    ``cells`` as one address (``"B6"``) gives that cell's value alone.
+    Formulas give their computed value, errors their code (``#DIV/0!``); with ``formulas`` the cells'
+    formulas (``{"B5": "=SUM(B2:B4)"}``, no formula → None) instead. ``None`` if the file is missing.
     Reads the sim's iWork format; on a real Mac read cells through AppleScript instead."""
     import tempfile
     from pathlib import Path
@@ -266,16 +268,17 @@ def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | None = None,
             raise GetterError(f"numbers_cells: {exc}") from None
     sheet_obj = _pick(sheets, sheet, "sheet", path)
     record = cells_record(_pick(sheet_obj.tables, table, "table", f"{path} sheet {sheet_obj.name!r}"))
+    found = record["formulas" if formulas else "values"]
     if cells is None:
-        return record["values"]
+        return found
     out = {}
-    for name in cells:
+    for name in [cells] if isinstance(cells, str) else cells:
         try:
             parse_address(name)
         except ValueError as exc:
             raise GetterError(f"numbers_cells: {exc}") from None
-        out[name.upper()] = record["values"].get(name.upper())
-    return out
+        out[name.upper()] = found.get(name.upper())
+    return out[cells.upper()] if isinstance(cells, str) else out
 
 
 def _pick(items: list[Any], which: str | int, kind: str, where: str) -> Any:
