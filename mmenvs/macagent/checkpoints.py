@@ -448,6 +448,133 @@ def iwork_document(ctx: GetterContext, path: str, field: str | list[str | int] |
     return value
 
 
+@getter("pdf_text")
+def pdf_text(ctx: GetterContext, path: str, page: int | None = None) -> str | None:
+    """The text of the PDF at ``path`` (pypdf's extraction, each line stripped; pages joined by
+    newlines), or of page ``page`` (1-based) only; ``None`` if the file is missing."""
+    import io
+
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        pages = PdfReader(io.BytesIO(data)).pages
+        if page is not None and not 1 <= page <= len(pages):
+            raise GetterError(f"pdf_text: {path} has {len(pages)} page(s), asked for page {page}")
+        texts = [p.extract_text() for p in (pages if page is None else [pages[page - 1]])]
+        return "\n".join(line.strip() for t in texts for line in t.strip().splitlines())
+    except (PdfReadError, ValueError) as exc:
+        raise GetterError(f"{path} is not a readable PDF ({exc})") from None
+
+
+@getter("pdf_page_count")
+def pdf_page_count(ctx: GetterContext, path: str) -> int | None:
+    """How many pages the PDF at ``path`` has (``None`` if missing)."""
+    import io
+
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        return len(PdfReader(io.BytesIO(data)).pages)
+    except (PdfReadError, ValueError) as exc:
+        raise GetterError(f"{path} is not a readable PDF ({exc})") from None
+
+
+@getter("docx_paragraphs")
+def docx_paragraphs(ctx: GetterContext, path: str, with_style: bool = False,
+                    skip_blank: bool = True) -> list[Any] | None:
+    """The paragraphs of the Word document at ``path`` in order (text, or ``{"style", "text"}`` with
+    ``with_style``); blank ones dropped unless ``skip_blank`` is false; ``None`` if missing."""
+    import io
+    import zipfile
+
+    import docx
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise GetterError(f"{path} is not a Word .docx document ({exc})") from None
+    out: list[Any] = []
+    for p in document.paragraphs:
+        if skip_blank and not p.text.strip():
+            continue
+        out.append({"style": p.style.name if p.style is not None else "", "text": p.text} if with_style else p.text)
+    return out
+
+
+@getter("pptx_slides")
+def pptx_slides(ctx: GetterContext, path: str, field: str | None = None) -> list[Any] | None:
+    """The slides of the PowerPoint deck at ``path`` as ``{"title", "body", "notes"}`` dicts (body: the
+    text of the other placeholders and text boxes, one paragraph a line), or just one ``field`` of each
+    (``"title"`` gives the list of slide titles); ``None`` if the file is missing."""
+    import io
+    import zipfile
+
+    from pptx import Presentation
+
+    if field not in (None, "title", "body", "notes"):
+        raise GetterError(f"pptx_slides: field must be title, body or notes, got {field!r}")
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        deck = Presentation(io.BytesIO(data))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise GetterError(f"{path} is not a PowerPoint .pptx deck ({exc})") from None
+    slides = []
+    for slide in deck.slides:
+        title_shape = slide.shapes.title
+        title_id = title_shape.shape_id if title_shape is not None else None
+        body = [shape.text_frame.text for shape in slide.shapes
+                if shape.has_text_frame and shape.shape_id != title_id and shape.text_frame.text.strip()]
+        notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
+        slides.append({"title": title_shape.text_frame.text if title_shape is not None else "",
+                       "body": "\n".join(body), "notes": notes})
+    return slides if field is None else [s[field] for s in slides]
+
+
+@getter("iwork_document")
+def iwork_document(ctx: GetterContext, path: str, field: str | list[str | int] | None = None) -> Any:
+    """The content of a Pages/Numbers/Keynote document at ``path`` as the simulator stores it
+    (``Index/Document.json`` in the archive: Pages ``body text``, ``paragraph styles``, ``font size``,
+    ``template``; Keynote ``theme``, ``slides``), or one ``field`` of it — a key, or a path of keys and
+    0-based list indexes (``["slides", 1, "presenter notes"]``); ``None`` if the file is missing.
+    Real iWork files are protobuf archives: on a real Mac read documents through AppleScript."""
+    import io
+    import json as _json
+    import zipfile
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            doc = _json.loads(archive.read("Index/Document.json").decode("utf-8"))
+        content = doc["content"]
+    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, ValueError, TypeError) as exc:
+        raise GetterError(f"{path} is not an iWork document the simulator wrote ({type(exc).__name__}: {exc})") from None
+    value = content
+    for step in ([] if field is None else [field] if isinstance(field, str) else list(field)):
+        if isinstance(value, dict) and isinstance(step, str) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int) and -len(value) <= step < len(value):
+            value = value[step]
+        else:
+            have = sorted(value) if isinstance(value, dict) else f"{len(value)} items" if isinstance(value, list) else value
+            raise GetterError(f"iwork_document: {path} has no {step!r} in field path {field!r} (there: {have})")
+    return value
+
+
 @getter("safari_bookmarks")
 def safari_bookmarks(ctx: GetterContext, path: str = "~/Library/Safari/Bookmarks.plist") -> list[dict[str, str]]:
     """Safari's bookmarks from its ``Bookmarks.plist`` (binary or XML) as ``{"title", "url", "folder"}`` dicts,
