@@ -185,6 +185,26 @@ def test_return_in_the_last_row_adds_a_row_and_clicks_select(b: SimBackend) -> N
     assert value(b, "C22") == "7.0"
 
 
+def test_canvas_scrolls_to_the_selected_cell(b: SimBackend) -> None:
+    blank_document(b)
+    osa(b, f'{TELL}set column count of {T1} to 15')
+    osa(b, f'{TELL}set row count of {T1} to 60')
+    for _ in range(13):
+        b.press("right")
+    b.hotkey("command", "down")
+    b.type_text("far")
+    b.press("tab")
+    assert value(b, "N60") == "far"
+    win = b.app("Numbers").windows[0]
+    cells = [e for e in elements(b) if e[0] == "AXCell" and e[1] == "Table 1 O60"]
+    assert cells, "the selected cell O60 is not on screen"
+    x, y, w, h = cells[0][3]
+    assert win.x <= x and x + w <= win.x + win.w and win.y + 82 <= y and y + h <= win.y + win.h
+    b.hotkey("command", "up")
+    b.hotkey("command", "left")
+    assert any(e[0] == "AXCell" and e[1] == "Table 1 A1" for e in elements(b))
+
+
 def test_copy_and_paste_cells(b: SimBackend) -> None:
     blank_document(b)
     b.run_shell("printf 'a\\t1\\nb\\t2\\nc\\t3' | pbcopy")

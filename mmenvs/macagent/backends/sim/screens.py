@@ -113,6 +113,17 @@ def _scene_mail_terminal(be: SimBackend) -> None:
     be.type_text("osascript -e 'tell application \"Mail\" to get subject of every message of inbox'\n")
 
 
+def _scene_numbers(be: SimBackend) -> None:
+    be.run_applescript('tell application "Numbers" to make new document with properties '
+                       '{document template:template "Personal Budget"}')
+    actual = {"C2": 362.4, "C3": 75, "C4": 40, "C5": 900, "C6": 168.9, "C7": 95}
+    be.run_applescript('tell application "Numbers" to tell table 1 of sheet 1 of document 1\n'
+                       + "\n".join(f'set value of cell "{k}" to {v}' for k, v in actual.items()) + "\nend tell")
+    for key in ("down",) * 7 + ("right", "right"):  # C8, the Utilities row's actual amount
+        be.press(key)
+    be.type_text("=B8*1.1")
+
+
 SCENES = {
     "notes": _scene_notes,
     "finder": _scene_finder,
@@ -120,6 +131,7 @@ SCENES = {
     "settings-dark": _scene_settings_dark,
     "calendar": _scene_calendar,
     "mail-terminal": _scene_mail_terminal,
+    "numbers": _scene_numbers,
 }
 
 

@@ -685,7 +685,7 @@ class SheetGrid(Widget):
                     if not text and not selected:
                         continue
                     cx, cy = self.app.cell_xy(lay, r, c)
-                    if cy < y0 or cy + CELL_H > y0 + h or cx + CELL_W > x0 + w:
+                    if cy < y0 or cy + CELL_H > y0 + h or cx < x0 or cx + CELL_W > x0 + w:
                         continue
                     out.append(("AXCell", f"{t.name} {address(r, c)}", text, (cx, cy, CELL_W, CELL_H),
                                 "selected" if selected else ""))
@@ -849,7 +849,7 @@ class NumbersApp(App):
         win = Window(self, doc.name, (x, y, w, h), self._build, doc=doc, title_h=52)
         win.focus_key = "numbers:grid"
         first = doc.sheet.tables[0] if doc.sheet.tables else None
-        win.state.update({"sel": [first.id, 0, 0, 0, 0] if first else None, "edit": None, "scroll_y": 0,
+        win.state.update({"sel": [first.id, 0, 0, 0, 0] if first else None, "edit": None, "scroll_y": 0, "scroll_x": 0,
                           "tab_col": None})
         self.desktop.show_window(win)
         return win
@@ -951,7 +951,7 @@ class NumbersApp(App):
     def table_layouts(self, win: Window) -> list[dict[str, Any]]:
         """Where each table of the active sheet sits (window-local), with its visible row/column span."""
         doc: Document = win.doc
-        x0, y0 = 20, 52 + 30 + 12 - win.state.get("scroll_y", 0)
+        x0, y0 = 20 - win.state.get("scroll_x", 0), 52 + 30 + 12 - win.state.get("scroll_y", 0)
         view_top, view_bottom = 52 + 30, win.h
         out = []
         y = y0
@@ -959,9 +959,10 @@ class NumbersApp(App):
             gx, gy = x0 + GUTTER, y + NAME_H + HEAD_H
             r0 = max(0, (view_top - gy) // CELL_H)
             r1 = min(t.rows, max(0, (view_bottom - gy) // CELL_H + 1))
+            c0 = min(t.columns, max(0, -gx // CELL_W))
             c1 = min(t.columns, max(1, (win.w - gx) // CELL_W + 1))
             out.append({"table": t, "x": x0, "y": y, "gx": gx, "gy": gy, "r0": min(r0, t.rows), "r1": r1,
-                        "c0": 0, "c1": c1})
+                        "c0": c0, "c1": c1})
             y = gy + t.rows * CELL_H + TABLE_GAP
         return out
 
@@ -1038,7 +1039,7 @@ class NumbersApp(App):
         for lay in layouts:
             t: Table = lay["table"]
             tx, ty = lay["x"], lay["y"]
-            if ty + NAME_H >= y0:
+            if ty >= y0:
                 d.text((tx, ty + NAME_H // 2), t.name, font=font(15, "bold"), fill=theme.text, anchor="lm")
             gx, gy = lay["gx"], lay["gy"]
             selected_table = sel[0] == t.id
@@ -1082,7 +1083,7 @@ class NumbersApp(App):
                         d.text((cx + CELL_W - 5, cy + CELL_H // 2), shown, font=fnt, fill=color, anchor="rm")
                     else:
                         d.text((cx + 5, cy + CELL_H // 2), shown, font=fnt, fill=color, anchor="lm")
-            if selected_table and not win.state.get("edit") == "cell":
+            if selected_table:  # also around the cell being edited
                 ax, ay = gx + left * CELL_W, gy + top * CELL_H
                 bx, by = gx + (right + 1) * CELL_W, gy + (bottom + 1) * CELL_H
                 if ay >= y0:
@@ -1232,10 +1233,11 @@ class NumbersApp(App):
         r = max(0, min(r, t.rows - 1))
         c = max(0, min(c, t.columns - 1))
         win.state["sel"] = [t.id, sel[1], sel[2], r, c] if extend else [t.id, r, c, r, c]
-        self._scroll_to(win, t, r)
+        self._scroll_to(win, t, r, c)
         win.touch()
 
-    def _scroll_to(self, win: Window, t: Table, r: int) -> None:
+    def _scroll_to(self, win: Window, t: Table, r: int, c: int = 0) -> None:
+        """Scroll the canvas so that cell (r, c) of ``t`` is in view."""
         lays = self.table_layouts(win)
         lay = next((lo for lo in lays if lo["table"] is t), None)
         if lay is None:
@@ -1247,6 +1249,12 @@ class NumbersApp(App):
             win.state["scroll_y"] = max(0, sy - (top - cy))
         elif cy > bottom:
             win.state["scroll_y"] = sy + (cy - bottom)
+        cx = lay["gx"] + c * CELL_W
+        sx = win.state.get("scroll_x", 0)
+        if cx < GUTTER + 20:
+            win.state["scroll_x"] = max(0, sx - (GUTTER + 20 - cx))
+        elif cx + CELL_W > win.w - 10:
+            win.state["scroll_x"] = sx + (cx + CELL_W - (win.w - 10))
 
     def grid_key(self, win: Window, key: str, mods: frozenset) -> bool:
         sel = win.state.get("sel")
@@ -1362,7 +1370,8 @@ class NumbersApp(App):
             self.commit_edit(win, move=None)
         doc.active_sheet = i
         tables = doc.sheet.tables
-        win.state.update({"sel": [tables[0].id, 0, 0, 0, 0] if tables else None, "scroll_y": 0, "tab_col": None})
+        win.state.update({"sel": [tables[0].id, 0, 0, 0, 0] if tables else None, "scroll_y": 0, "scroll_x": 0,
+                          "tab_col": None})
         win.focus_key = "numbers:grid"
         win.touch()
         self.touch()
