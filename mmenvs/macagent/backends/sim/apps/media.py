@@ -861,13 +861,17 @@ def _num(value: str, option: str) -> float:
 
 
 def _resample(samples: np.ndarray, src: float, dst: float) -> np.ndarray:
-    """Band-limited resampling (polyphase) of (frames, channels) from ``src`` to ``dst`` Hz."""
-    from fractions import Fraction
-
-    from scipy.signal import resample_poly
-
-    ratio = Fraction(dst / src).limit_denominator(1000)
-    return resample_poly(samples, ratio.numerator, ratio.denominator, axis=0)
+    """Band-limited resampling of (frames, channels) from ``src`` to ``dst`` Hz: the spectrum is cut (or
+    zero-padded) at the new Nyquist frequency and transformed back (numpy only, no scipy import)."""
+    n = samples.shape[0]
+    m = max(1, int(round(n * dst / src)))
+    if n == 0:
+        return np.zeros((0, samples.shape[1]))
+    spectrum = np.fft.rfft(samples, axis=0)
+    keep = min(spectrum.shape[0], m // 2 + 1)
+    out = np.zeros((m // 2 + 1, samples.shape[1]), dtype=complex)
+    out[:keep] = spectrum[:keep]
+    return np.fft.irfft(out, n=m, axis=0) * (m / n)
 
 
 def _sips_property(img: "Image.Image", key: str, state: dict[str, Any]) -> str | None:
