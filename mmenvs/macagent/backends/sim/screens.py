@@ -124,6 +124,35 @@ def _scene_numbers(be: SimBackend) -> None:
     be.type_text("=B8*1.1")
 
 
+def _scene_pages(be: SimBackend) -> None:
+    be.open_app("Pages")
+    be.press("return")  # Blank
+    be.type_text("Quarterly Report\nSales grew by 12 percent in the first quarter, led by the new subscription "
+                 "plans in Europe.\nNext steps\nHire two support engineers and open the Lisbon office in June.")
+    be.hotkey("command", "up")
+    pages = be.app("Pages")
+    pages.set_style(pages.windows[0], "Title")
+    be.press("down")
+    be.press("down")
+    pages.set_style(pages.windows[0], "Heading")
+
+
+def _scene_keynote(be: SimBackend) -> None:
+    be.open_app("Keynote")
+    be.press("right")  # Basic Black
+    be.press("return")
+    be.type_text("Launch Plan")
+    be.press("tab")
+    be.type_text("April 2026")
+    be.hotkey("command", "shift", "n")
+    be.type_text("Goals")
+    be.press("tab")
+    be.type_text("Grow revenue by 20 percent\nShip version 2 in June\nOpen the Lisbon office")
+    be.app("Keynote").toggle_notes()
+    be.click(600, 650)
+    be.type_text("Mention the hiring plan before the Q&A.")
+
+
 SCENES = {
     "notes": _scene_notes,
     "finder": _scene_finder,
@@ -132,6 +161,8 @@ SCENES = {
     "calendar": _scene_calendar,
     "mail-terminal": _scene_mail_terminal,
     "numbers": _scene_numbers,
+    "pages": _scene_pages,
+    "keynote": _scene_keynote,
 }
 
 
