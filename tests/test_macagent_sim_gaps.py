@@ -261,3 +261,30 @@ def test_system_events_refuses_what_is_not_a_highlight_color(b: SimBackend, valu
     assert b.app("System Settings").highlight_color is None
     if value != "pink":  # a bare word that is no System Events term is an undefined variable
         assert "into type RGB color" in str(err.value) and "blue, gold, graphite" in str(err.value)
+
+
+# ------------------------------------------------------------------------ shared window scripting
+
+
+@pytest.mark.parametrize("app,opener", [("Safari", 'make new document with properties {URL:"https://www.apple.com/"}'),
+                                        ("TextEdit", 'make new document with properties {text:"hi"}'),
+                                        ("Terminal", 'do script "echo hi"')])
+def test_window_scripting_is_the_same_in_safari_textedit_and_terminal(b: SimBackend, app: str, opener: str) -> None:
+    tell = f'tell application "{app}" to '
+    b.run_applescript(tell + opener)
+    b.run_applescript(tell + opener)
+    wins = b.app(app).windows  # front to back
+    assert len(wins) == 2 and b.run_applescript(tell + "count windows") == "2"
+    front, back = wins
+    assert b.run_applescript(tell + "get name of window 1") == front.title
+    assert b.run_applescript(tell + "get id of window 2") == str(back.id)
+    assert b.run_applescript(tell + f"get index of window id {back.id}") == "2"
+    assert b.run_applescript(tell + "get bounds of window 1") == \
+        f"{front.x}, {front.y}, {front.x + front.w}, {front.y + front.h}"
+    with pytest.raises(AppleScriptError, match=f'{app} got an error: Can’t get window id 999'):
+        b.run_applescript(tell + "get name of window id 999")
+    assert b.run_applescript(tell + "get frontmost") == "true"
+    b.run_applescript(tell + "quit")
+    assert not b.app(app).running and b.app(app).windows == []
+    b.run_applescript(tell + "activate")
+    assert b.app(app).running and b.desktop.active is b.app(app)

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus, urlparse
 
-from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
-from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
+from ....applescript.errors import ERR_APP_GENERIC, AppleScriptError
+from ....applescript.model import STANDARD_COMMANDS, ObjectRef, Terminology
 from ..menus import MenuItem, sep
+from ..scripting import WINDOW_PROPERTIES, WindowScripting
 from ..theme import Theme, font
 from ..widgets import Box, Button, Custom, Label, ListView, MouseEvent, PopupButton, Row, TextField, Widget
 from ..window import Window, text_prompt
@@ -641,9 +642,14 @@ def _layout_page(page: Page, width: int) -> tuple[list[tuple[float, float, str, 
     return runs, y
 
 
-class SafariScripting(ScriptableAppBase):
-    """Safari's dictionary: windows (current tab), documents and tabs (name, URL, text, source);
-    ``open location``; ``do JavaScript`` answers as Safari does when Apple Events JavaScript is off."""
+class SafariScripting(WindowScripting):
+    """Safari's dictionary: windows (current tab, document), documents and tabs (name, URL, text,
+    source); ``open location``; ``do JavaScript`` answers as Safari does when Apple Events JavaScript
+    is off. Windows' name, index, id, bounds and the lifecycle come from WindowScripting."""
+
+    version = "26.0"
+    window_classes = ("window", "document")  # each window shows one document (its tab)
+    single_tab = True
 
     def __init__(self, app: SafariApp) -> None:
         self.app = app
@@ -656,42 +662,16 @@ class SafariScripting(ScriptableAppBase):
                                   "visible", "frontmost", "version"}),
             commands=cmds)
 
-    def _win(self, obj: ObjectRef) -> Window:
-        for w in self.app.windows:
-            if w.id == obj.id:
-                return w
-        raise AppleScriptError(f"Can’t get {obj.cls} id {obj.id}.", ERR_NO_SUCH_OBJECT)
-
-    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
-        if container is None and cls in ("window", "document"):
-            return [ObjectRef(cls, w.id) for w in self.app.windows]
-        if container is not None and container.cls == "window" and cls == "tab":
-            self._win(container)
-            return [ObjectRef("tab", container.id)]
-        return super().elements(container, cls)
-
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
-        if obj is None:
-            if prop == "frontmost":
-                return self.app.desktop.active is self.app
-            if prop == "version":
-                return "26.0"
+        if obj is None or obj.cls == "window" and prop in WINDOW_PROPERTIES:
             return super().get_property(obj, prop)
-        w = self._win(obj)
+        w = self.window(obj)  # a window, or the document / tab it shows
         page: Page = w.doc
         if obj.cls == "window":
             if prop == "current tab":
                 return ObjectRef("tab", w.id)
             if prop == "document":
                 return ObjectRef("document", w.id)
-            if prop == "name":
-                return w.title
-            if prop == "index":
-                return self.app.windows.index(w) + 1
-            if prop == "id":
-                return w.id
-            if prop == "bounds":
-                return [w.x, w.y, w.x + w.w, w.y + w.h]
         if prop == "URL":
             return "" if w.state["url"] == START_PAGE else w.state["url"]
         if prop == "name":
@@ -706,7 +686,7 @@ class SafariScripting(ScriptableAppBase):
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
         if obj is not None and prop == "URL":
-            self.app.navigate(self._win(obj), str(value))
+            self.app.navigate(self.window(obj), str(value))
             return
         if obj is not None and obj.cls == "window" and prop == "current tab":
             return
@@ -720,7 +700,7 @@ class SafariScripting(ScriptableAppBase):
         return ObjectRef(cls if cls != "window" else "window", win.id)
 
     def delete(self, obj: ObjectRef) -> None:
-        self.app.desktop.close_window(self._win(obj))
+        self.app.desktop.close_window(self.window(obj))
 
     def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
         if name in ("open location", "search the web"):
@@ -738,13 +718,7 @@ class SafariScripting(ScriptableAppBase):
             items = direct if isinstance(direct, list) else [direct]
             for it in items:
                 if isinstance(it, ObjectRef):
-                    self.app.desktop.close_window(self._win(it))
-            return None
-        if name in ("activate", "reopen", "launch", "run"):
-            self.app.desktop.activate(self.app)
-            return None
-        if name == "quit":
-            self.app.quit()
+                    self.app.desktop.close_window(self.window(it))
             return None
         return super().command(name, direct, params)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
-from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
+from ....applescript.model import STANDARD_COMMANDS, ObjectRef, Terminology
 from ..menus import MenuItem, sep
-from ..scripting import path_text
+from ..scripting import WindowScripting, path_text
 from ..widgets import Box, Button, Label, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window, alert
 from .base import App
@@ -33,8 +33,11 @@ class Document:
     modified: bool = False
 
 
-class TextEditScripting(ScriptableAppBase):
-    """TextEdit's dictionary: documents (name, text, path, modified), windows; open/save/close."""
+class TextEditScripting(WindowScripting):
+    """TextEdit's dictionary: documents (name, text, path, modified), windows (their document);
+    open/save/close. Windows' name, index, id, bounds and the lifecycle come from WindowScripting."""
+
+    version = "1.20"
 
     def __init__(self, app: "TextEditApp") -> None:
         self.app = app
@@ -61,28 +64,13 @@ class TextEditScripting(ScriptableAppBase):
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
         if container is None and cls == "document":
             return [ObjectRef("document", d.id) for d in self.app.documents_front_first()]
-        if container is None and cls == "window":
-            return [ObjectRef("window", w.id) for w in self.app.windows]
         return super().elements(container, cls)
 
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
-        if obj is None:
-            if prop == "frontmost":
-                return self.app.desktop.active is self.app
-            if prop == "version":
-                return "1.20"
+        if obj is None or obj.cls == "window" and prop != "document":
             return super().get_property(obj, prop)
         if obj.cls == "window":
-            w = self._window(obj)
-            if prop == "name":
-                return w.title
-            if prop == "document":
-                return ObjectRef("document", w.doc.id)
-            if prop == "bounds":
-                return [w.x, w.y, w.x + w.w, w.y + w.h]
-            if prop == "id":
-                return w.id
-            return super().get_property(obj, prop)
+            return ObjectRef("document", self.window(obj).doc.id)
         d = self._doc(obj)
         if prop == "name":
             return d.name
@@ -95,12 +83,6 @@ class TextEditScripting(ScriptableAppBase):
         if prop == "id":
             return d.id
         return super().get_property(obj, prop)
-
-    def _window(self, obj: ObjectRef) -> Window:
-        for w in self.app.windows:
-            if w.id == obj.id:
-                return w
-        raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
         if obj is not None and obj.cls == "document" and prop in ("text", "name"):
@@ -154,16 +136,10 @@ class TextEditScripting(ScriptableAppBase):
             for it in items:
                 ref = _ref(it, "document")
                 if ref.cls == "window":
-                    w = self._window(ref)
+                    w = self.window(ref)
                     self.app.close_document(w.doc)
                 else:
                     self.app.close_document(self._doc(ref))
-            return None
-        if name in ("activate", "reopen", "launch", "run"):
-            self.app.desktop.activate(self.app)
-            return None
-        if name == "quit":
-            self.app.quit()
             return None
         return super().command(name, direct, params)
 
