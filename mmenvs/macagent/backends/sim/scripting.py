@@ -328,84 +328,12 @@ class FinderScripting(ScriptableAppBase):
         return super().command(name, direct, params)
 
 
-class TerminalScripting(ScriptableAppBase):
-    """Terminal's ``do script`` (runs a command in a window, visible in the transcript) and
-    windows' ``contents``/``history``."""
+class AppLifecycle(ScriptableAppBase):
+    """What every sim app's dictionary answers the same way: ``activate``/``reopen``/``launch``/``run``
+    bring the app forward (opening its window when it has none), ``quit`` quits it, and the app's
+    ``frontmost`` is read from the desktop. Subclasses set ``app`` (the sim app)."""
 
-    def __init__(self, backend: "SimBackend") -> None:
-        self.backend = backend
-        self.name = "Terminal"
-        cmds = dict(STANDARD_COMMANDS)
-        cmds["do script"] = ("in",)
-        self.terminology = Terminology(classes={"window": "windows", "tab": "tabs"},
-                                       properties=frozenset({"contents", "history", "name", "busy", "selected tab",
-                                                             "frontmost", "index", "id"}),
-                                       commands=cmds)
-
-    @property
-    def term(self) -> Any:
-        return self.backend.desktop.apps["Terminal"]
-
-    def _win(self, obj: ObjectRef) -> Any:
-        for w in self.term.windows:
-            if w.id == obj.id:
-                return w
-        raise AppleScriptError(f"Can’t get window id {obj.id}.", ERR_NO_SUCH_OBJECT)
-
-    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
-        if container is None and cls == "window":
-            return [ObjectRef("window", w.id) for w in self.term.windows]
-        if container is not None and container.cls == "window" and cls == "tab":
-            self._win(container)
-            return [ObjectRef("tab", container.id)]
-        return super().elements(container, cls)
-
-    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
-        if obj is None:
-            if prop == "frontmost":
-                return self.backend.desktop.active is self.term
-            return super().get_property(obj, prop)
-        w = self._win(obj)
-        if prop in ("contents", "history"):
-            return self.term.contents(w) + "\n"
-        if prop == "selected tab":
-            return ObjectRef("tab", w.id)
-        if prop == "name":
-            return w.title
-        if prop == "busy":
-            return False
-        if prop == "id":
-            return w.id
-        return super().get_property(obj, prop)
-
-    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
-        if name == "do script":
-            target = params.get("in")
-            ref = target if isinstance(target, ObjectRef) else getattr(target, "ref", None)
-            if isinstance(ref, ObjectRef):
-                win = self._win(ref)
-            else:
-                win = self.term.new_window()
-            self.backend.desktop.activate(self.term, reopen=False)
-            if direct is not None:
-                self.term.run_command(win, str(direct))
-            return ObjectRef("tab", win.id)
-        if name in _LIFECYCLE:
-            self.backend.desktop.activate(self.term)
-            return None
-        if name == "quit":
-            self.term.quit()
-            return None
-        return super().command(name, direct, params)
-
-
-class LifecycleOnly(ScriptableAppBase):
-    """An app scripts can only activate or quit (System Settings has no dictionary to speak of)."""
-
-    def __init__(self, app: "App") -> None:
-        self.app = app
-        self.name = app.name
-        self.terminology = Terminology(commands=dict(STANDARD_COMMANDS), properties=frozenset({"frontmost", "name"}))
+    app: Any
 
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
         if obj is None and prop == "frontmost":
@@ -420,6 +348,110 @@ class LifecycleOnly(ScriptableAppBase):
             self.app.quit()
             return None
         return super().command(name, direct, params)
+
+
+#: the window properties :class:`WindowScripting` answers
+WINDOW_PROPERTIES = frozenset({"name", "index", "id", "bounds"})
+
+
+class WindowScripting(AppLifecycle):
+    """The window part of a document app's dictionary (Safari, TextEdit, Terminal): the app's
+    ``windows`` front to back (``window_classes`` may add aliases, e.g. Safari's ``documents``),
+    a window's ``name`` (its title), ``index``, ``id`` and ``bounds`` ({left, top, right, bottom}),
+    with ``single_tab`` a window's one ``tab`` (the sim shows one tab per window; it has the window's
+    id), and the app's ``version``. Subclasses answer their own classes and properties first and
+    defer the rest here; :meth:`window` finds the window an object reference names."""
+
+    version = ""
+    window_classes: tuple[str, ...] = ("window",)
+    single_tab = False
+
+    def window(self, obj: ObjectRef) -> Any:
+        """The app's window whose id ``obj`` carries (a window, or a document/tab shown in one)."""
+        for w in self.app.windows:
+            if w.id == obj.id:
+                return w
+        raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls in self.window_classes:
+            return [ObjectRef(cls, w.id) for w in self.app.windows]
+        if self.single_tab and container is not None and container.cls == "window" and cls == "tab":
+            self.window(container)
+            return [ObjectRef("tab", container.id)]
+        return super().elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None and prop == "version" and self.version:
+            return self.version
+        if obj is not None and obj.cls == "window" and prop in WINDOW_PROPERTIES:
+            w = self.window(obj)
+            if prop == "name":
+                return w.title
+            if prop == "index":
+                return self.app.windows.index(w) + 1
+            if prop == "id":
+                return w.id
+            return [w.x, w.y, w.x + w.w, w.y + w.h]
+        return super().get_property(obj, prop)
+
+
+class TerminalScripting(WindowScripting):
+    """Terminal's ``do script`` (runs a command in a window, visible in the transcript) and
+    windows' (and their tab's) ``contents``/``history``."""
+
+    single_tab = True
+
+    def __init__(self, backend: "SimBackend") -> None:
+        self.backend = backend
+        self.name = "Terminal"
+        cmds = dict(STANDARD_COMMANDS)
+        cmds["do script"] = ("in",)
+        self.terminology = Terminology(classes={"window": "windows", "tab": "tabs"},
+                                       properties=frozenset({"contents", "history", "name", "busy", "selected tab",
+                                                             "frontmost", "index", "id", "bounds"}),
+                                       commands=cmds)
+
+    @property
+    def app(self) -> Any:  # looked up each time: the backend's desktop is new after every reset
+        return self.backend.desktop.apps["Terminal"]
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is None or obj.cls == "window" and prop in WINDOW_PROPERTIES:
+            return super().get_property(obj, prop)
+        w = self.window(obj)  # a window, or its one tab
+        if prop in ("contents", "history"):
+            return self.app.contents(w) + "\n"
+        if prop == "selected tab":
+            return ObjectRef("tab", w.id)
+        if prop == "name":
+            return w.title
+        if prop == "busy":
+            return False
+        if prop == "id":
+            return w.id
+        return super().get_property(obj, prop)
+
+    def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
+        if name == "do script":
+            target = params.get("in")
+            ref = target if isinstance(target, ObjectRef) else getattr(target, "ref", None)
+            term = self.app
+            win = self.window(ref) if isinstance(ref, ObjectRef) else term.new_window()
+            self.backend.desktop.activate(term, reopen=False)
+            if direct is not None:
+                term.run_command(win, str(direct))
+            return ObjectRef("tab", win.id)
+        return super().command(name, direct, params)
+
+
+class LifecycleOnly(AppLifecycle):
+    """An app scripts can only activate or quit (System Settings has no dictionary to speak of)."""
+
+    def __init__(self, app: "App") -> None:
+        self.app = app
+        self.name = app.name
+        self.terminology = Terminology(commands=dict(STANDARD_COMMANDS), properties=frozenset({"frontmost", "name"}))
 
 
 #: AppleHighlightColor as macOS writes it ("r g b Name", components 0–1) for System Settings' highlight
