@@ -16,7 +16,8 @@ done
 
 # bubblewrap: the OS sandbox for agent code. fonts-dejavu-core: fonts the renderers draw with.
 # tmux, ffmpeg: programs the MacAgent sim's shell runs for real (tmux sessions, video frames).
-APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg"
+# sqlite3: the command line shell for SQLite (the sim's Safari history, ~/Library/Safari/History.db).
+APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3"
 EXTRAS="dev"
 if [ "$PEERS" -eq 1 ]; then
   APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
