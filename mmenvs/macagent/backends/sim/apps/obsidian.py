@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..menus import MenuItem, sep
-from ..widgets import Box, Button, Label, ListView, Row, Segmented, TextField, Widget
+from ..widgets import Box, Button, Label, ListView, MouseEvent, Row, Segmented, TextField, Widget
 from ..window import Window, alert, text_prompt
 from .base import App
 
@@ -104,7 +104,18 @@ def _split_terms(query: str) -> list[str]:
 
 class TreeList(ListView):
     """The file tree: a list whose rows are indented by depth; the accessibility tree names rows
-    without the indentation and the disclosure arrow, and says which rows are folders."""
+    without the indentation and the disclosure arrow, and says which rows are folders. A right click
+    only opens the context menu (it neither opens a note nor folds a folder)."""
+
+    def mouse_down(self, win: Window, ev: MouseEvent) -> None:
+        if ev.button != "right":
+            super().mouse_down(win, ev)
+            return
+        on_select, self.on_select = self.on_select, None
+        try:
+            super().mouse_down(win, ev)
+        finally:
+            self.on_select = on_select
 
     def a11y_children(self) -> list[tuple[str, str, str | None, tuple[int, int, int, int], str]]:
         out = []

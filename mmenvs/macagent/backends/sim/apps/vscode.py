@@ -101,15 +101,17 @@ def parse_jsonc(text: str) -> Any:
 
 
 def setting_title(key: str) -> str:
-    """How the Settings editor shows a key: ``editor.fontSize`` → ``Editor: Font Size``."""
+    """How the Settings editor shows a key: ``editor.fontSize`` → ``Editor: Font Size``,
+    ``editor.minimap.enabled`` → ``Editor › Minimap: Enabled``."""
     parts = key.split(".")
 
     def words(s: str) -> str:
         s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", s.replace("_", " ").replace("-", " "))
         return " ".join(w[:1].upper() + w[1:] for w in s.split())
 
-    head = words(parts[0])
-    return f"{head}: {' › '.join(words(p) for p in parts[1:])}" if len(parts) > 1 else head
+    if len(parts) == 1:
+        return words(key)
+    return " › ".join(words(p) for p in parts[:-1]) + ": " + words(parts[-1])
 
 
 @dataclass
@@ -663,14 +665,14 @@ class VSCodeApp(App):
                 err.append(f"code: {target}: {e}")
                 code = 1
                 continue
+            if not host.is_dir() and not host.parent.is_dir():
+                err.append(f"code: {target}: the folder {ctx.posix(host.parent)} does not exist")
+                code = 1
+                continue
             self.desktop.activate(self, reopen=False)
             if host.is_dir():
                 self.open_folder(host)
             else:
-                if not host.parent.is_dir():
-                    err.append(f"code: {target}: the folder {ctx.posix(host.parent)} does not exist")
-                    code = 1
-                    continue
                 self.open_file(host, line, col or 1)
         return "".join(x + "\n" for x in out), "".join(x + "\n" for x in err), code
 
@@ -1271,11 +1273,16 @@ class VSCodeApp(App):
                                    lambda v: self._try_set(key, v), name=setting_title(key)))
         elif spec["type"] in ("number", "string"):
             ekey = f"vscode:setting-value:{key}"
+            model = show(value) if spec["type"] == "number" else str(value)
             ed = win.editors.get(ekey)
-            # the field keeps what is being typed ("4." on the way to "4.5") while it means the stored value;
-            # a value changed elsewhere (settings.json edited) replaces it
-            if ed is None or _parse_setting(ed.text, spec["type"]) != value:
-                ed = win.editor(ekey, show(value) if spec["type"] == "number" else str(value))
+            # the field keeps what is typed ("4." on the way to "4.5", or a refused "abc"); a value changed
+            # elsewhere (settings.json edited, Reset Setting) replaces it
+            if ed is None:
+                ed = win.editor(ekey, initial=model)
+            elif win.state.get(ekey + ":model", model) != model and _parse_setting(ed.text, spec["type"]) != value:
+                ed.text = ed.synced = model
+                ed.cursor = ed.anchor = len(model)
+            win.state[ekey + ":model"] = model
 
             def typed(text: str, key: str = key, kind: str = spec["type"]) -> None:
                 v = _parse_setting(text, kind)
