@@ -673,10 +673,10 @@ class GitHubApp(App):
         for i in shown:
             labs = "".join(f" [{html.escape(x)}]" for x in i.labels)
             when = rel_time(i.created_at, self.store.now)
-            status = ("merged" if i.merged_at else "closed") if i.state == "closed" else ("draft" if i.draft else "open")
+            verb = "opened" if i.state == "open" else ("merged" if i.merged_at else "closed")
             path = "pull" if i.is_pr else "issues"
             lis.append(f'<li><a href="/{repo.full_name}/{path}/{i.number}">{html.escape(i.title)}</a>{labs} — '
-                       f'#{i.number} {"opened" if i.state == "open" else status} {when} by {i.author}'
+                       f'#{i.number} {verb} {when} by {i.author}' + (" · Draft" if i.draft and i.state == "open" else "")
                        + (f" · {len(i.comments)} comment{'s' if len(i.comments) > 1 else ''}" if i.comments else "") + "</li>")
         nav = []
         if page > 1:
