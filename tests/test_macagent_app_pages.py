@@ -253,3 +253,15 @@ def test_getters_reject_files_of_the_wrong_kind(b: SimBackend) -> None:
         getter(b, "iwork_document", path="~/Desktop/n.pages", field="title")
     with pytest.raises(GetterError, match="fake.pdf is not an iWork document"):
         getter(b, "iwork_document", path="~/Desktop/fake.pdf")
+
+
+def test_as_is_the_export_parameter_but_still_coerces_elsewhere(b: SimBackend) -> None:
+    # ``export … as PDF``: the command's dictionary has an ``as`` label, so ``as`` starts that parameter
+    # (as the real compiler reads it); inside parentheses and in commands without the label it coerces
+    new_doc(b, "x")
+    osa(b, 'tell application "Pages" to export document 1 to POSIX file ("/Users/user/Desktop/" & (2 as text) & ".pdf") as PDF')
+    assert (b.home / "Desktop" / "2.pdf").read_bytes().startswith(b"%PDF-")
+    assert osa(b, 'tell application "Pages" to get (count of documents) as text') == "1"
+    assert osa(b, 'set n to 3 as text\nclass of n') == "text"
+    with pytest.raises(AppleScriptError, match="The variable Portable is not defined|Expected end of line"):
+        osa(b, 'tell application "Pages" to export document 1 to POSIX file "/Users/user/y.pdf" as Portable')
