@@ -153,6 +153,32 @@ def _scene_keynote(be: SimBackend) -> None:
     be.type_text("Mention the hiring plan before the Q&A.")
 
 
+def _scene_obsidian(be: SimBackend) -> None:
+    root = be.home / "Documents" / "Work"
+    for rel, text in (("Projects/Roadmap 2026.md", "# Roadmap 2026\nShip offline desktops in Q2 #todo\nSee [[Customer Interviews]] "
+                       "and [[Pricing]].\n\n## Risks\n- Reset time under 50 ms\n- Memory per env #review\n"),
+                      ("Research/Customer Interviews.md", "Five teams asked for [[Roadmap 2026|the roadmap]]. #research\n"),
+                      ("Inbox/Vendor Call Notes.md", "Vendor: Northwind\n- Renewal price up 4%\nLinks: [[Roadmap 2026]]\n"),
+                      ("Pricing.md", "Draft pricing table. #todo\n"), ("Welcome.md", "This vault holds my work notes.\n")):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    be.app("Obsidian").register_vault(root)
+    be.run_shell("open 'obsidian://open?vault=Work&file=Projects%2FRoadmap%202026'")
+
+
+def _scene_vscode(be: SimBackend) -> None:
+    proj = be.home / "Projects" / "calculator"
+    (proj / "tests").mkdir(parents=True)
+    (proj / "calc.py").write_text('"""A tiny calculator."""\n\n\ndef add(a, b):\n    return a + b\n\n\n'
+                                  'def mean(xs):\n    return sum(xs) / len(xs)\n')
+    (proj / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    (proj / "README.md").write_text("# calculator\n")
+    be.run_shell("code --install-extension ms-python.python && code ~/Projects/calculator && code -g ~/Projects/calculator/calc.py:9:29")
+    be.type_text("  # the average")
+    be.hotkey("command", "shift", "p")
+    be.type_text("preferences")
+
+
 SCENES = {
     "notes": _scene_notes,
     "finder": _scene_finder,
@@ -163,6 +189,8 @@ SCENES = {
     "numbers": _scene_numbers,
     "pages": _scene_pages,
     "keynote": _scene_keynote,
+    "obsidian": _scene_obsidian,
+    "vscode": _scene_vscode,
 }
 
 

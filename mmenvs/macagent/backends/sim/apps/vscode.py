@@ -1129,7 +1129,11 @@ class VSCodeApp(App):
                 out.append(Label((act + 16, 56, side - 32, 20), self.folder.name.upper(), 11, "bold", color=c["fg"],
                                  key="vscode:folder"))
                 sel = ["f:" + str(tab.path.relative_to(self.folder))] if tab and tab.path and self.folder in tab.path.parents else []
-                out.append(TreeList("vscode:explorer", (act, 80, side - 1, H - 80 - status_h), self._tree_rows(), sel,
+                tree = self._tree_rows()
+                for r in tree:
+                    if r.key in sel and self.dark:
+                        r.color = (28, 28, 28)  # on the light grey pill of an unfocused selection
+                out.append(TreeList("vscode:explorer", (act, 80, side - 1, H - 80 - status_h), tree, sel,
                                     name="Explorer", sidebar=True,
                                     on_select=lambda ks: self._tree_select(ks[0]) if ks else None,
                                     on_context=self._tree_context, empty_text="Empty folder"))
