@@ -5,6 +5,10 @@ The sim keeps the same outer shape — a zip with ``Metadata/Properties.plist`` 
 ``Index/`` — but stores the content as one JSON file, ``Index/Document.json``, so shell tools
 (``unzip -p doc.pages Index/Document.json``) and getters can read it. Archives are written
 deterministically (fixed member times, sorted keys): the same document gives the same bytes.
+
+Also here: the exporters the three apps share (PDF, Word, PowerPoint, plain text, EPUB, slide images;
+``Block``/``Slide`` describe what to write) and ``IWorkApp``/``IWorkScripting``, the document-app base
+of Pages and Keynote (chooser, document windows, save/export sheets, the shared AppleScript dictionary).
 """
 
 from __future__ import annotations
@@ -18,6 +22,16 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
+from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
+from ....applescript.values import Constant, FileRef
+from ..menus import MenuItem, sep
+from ..scripting import path_text
+from ..theme import font as ui_font
+from ..widgets import Box, Button, Custom, Label, ListView, PopupButton, Row, Segmented, TextField, Widget
+from ..window import Window, alert
+from .base import App
 
 # document kind → (file suffix, app name)
 KINDS: dict[str, tuple[str, str]] = {
@@ -434,14 +448,6 @@ def write_epub(path: Path, blocks: list[Block], *, title: str, language: str = "
 # AppleScript dictionary with documents, save/open/close/export. ``IWorkApp`` and ``IWorkScripting``
 # hold that; the apps add their model, window contents and dictionary terms.
 
-from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError  # noqa: E402
-from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology  # noqa: E402
-from ....applescript.values import Constant, FileRef  # noqa: E402
-from ..menus import MenuItem, sep  # noqa: E402
-from ..scripting import path_text  # noqa: E402
-from ..widgets import Box, Button, Custom, Label, PopupButton, Segmented, TextField, Widget  # noqa: E402
-from ..window import Window, alert  # noqa: E402
-from .base import App  # noqa: E402
 
 LOCATIONS = ("Desktop", "Documents", "Downloads", "Home")
 
@@ -670,8 +676,7 @@ class IWorkApp(App):
                     self.paint_choice(d, (x, y, tw_, th_), name)
                     if i == state["sel"]:
                         d.rounded_rectangle((x - 4, y - 4, x + tw_ + 3, y + th_ + 3), 6, outline=theme.accent, width=3)
-                    from ..theme import font as _font
-                    d.text((x + tw_ // 2, y + th_ + 16), name, font=_font(12, "bold" if i == state["sel"] else "regular"),
+                    d.text((x + tw_ // 2, y + th_ + 16), name, font=ui_font(12, "bold" if i == state["sel"] else "regular"),
                            fill=theme.text, anchor="mm")
 
             def click(win_: Window, ev: Any) -> None:
@@ -828,7 +833,6 @@ class IWorkApp(App):
         """File > Open…: pick a document of this app from a location."""
         w, h = 520, 380
         form: dict[str, Any] = {"where": "Documents", "selected": None}
-        from ..widgets import ListView, Row
 
         def build(panel: Window) -> list[Widget]:
             folder = self._location_dir(form["where"])

@@ -22,10 +22,10 @@ from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScr
 from ....applescript.model import ObjectRef
 from ....applescript.values import Constant
 from ..menus import MenuItem
-from ..widgets import Box, Button, Label, ListView, PopupButton, Row, TextField, Widget
+from ..widgets import Box, Button, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window
-from .iwork import (ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, Slide, render_slide,
-                    write_pptx, write_slide_images, write_slides_pdf)
+from .iwork import (ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, Slide, write_pptx,
+                    write_slide_images, write_slides_pdf)
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
