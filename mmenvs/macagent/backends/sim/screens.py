@@ -179,6 +179,28 @@ def _scene_vscode(be: SimBackend) -> None:
     be.type_text("preferences")
 
 
+def _scene_weather(be: SimBackend) -> None:
+    be.run_shell("defaults write com.apple.weather Cities -array 'San Francisco' London Paris Tokyo")
+    be.open_app("Weather")
+    weather = be.app("Weather")
+    w = weather.windows[0]
+    w.x, w.y = 150, 60
+    be.hotkey("command", "f")
+    be.type_text("Paris\n")
+
+
+def _scene_github(be: SimBackend) -> None:
+    be.open_app("Safari")
+    safari = be.app("Safari")
+    w = safari.windows[0]
+    w.x, w.y = 30, 34
+    safari.open_url("https://github.com/openclaw/openclaw/issues?q=is%3Aissue+is%3Aopen+label%3Abug")
+    be.open_app("Terminal")
+    t = be.app("Terminal").windows[0]
+    t.x, t.y = 560, 380
+    be.type_text("gh issue list -R openclaw/openclaw --label bug --limit 3 --json number,title --jq '.[] | \"#\\(.number) \\(.title)\"'\n")
+
+
 SCENES = {
     "notes": _scene_notes,
     "finder": _scene_finder,
@@ -191,6 +213,8 @@ SCENES = {
     "keynote": _scene_keynote,
     "obsidian": _scene_obsidian,
     "vscode": _scene_vscode,
+    "weather": _scene_weather,
+    "github-safari": _scene_github,
 }
 
 
