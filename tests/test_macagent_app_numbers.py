@@ -205,6 +205,32 @@ def test_canvas_scrolls_to_the_selected_cell(b: SimBackend) -> None:
     assert any(e[0] == "AXCell" and e[1] == "Table 1 A1" for e in elements(b))
 
 
+def test_undo_redo_and_header_clicks(b: SimBackend) -> None:
+    blank_document(b)
+    for text in ("3", "4"):
+        b.type_text(text)
+        b.press("return")
+    b.type_text("=SUM(A1:A2)")
+    b.press("return")
+    b.hotkey("command", "z")  # the formula goes
+    assert value(b, "A3") == "missing value" and value(b, "A2") == "4.0"
+    b.hotkey("command", "shift", "z")  # and comes back
+    assert value(b, "A3") == "7.0"
+    click(b, "AXMenuBarItem", "Edit")
+    click(b, "AXMenuItem", "Undo")  # the Edit menu reaches the grid too
+    assert value(b, "A3") == "missing value"
+    # a column letter selects the column, a row number the row; Delete clears them (undoable)
+    x, y = find(b, "AXCell", "Table 1 A1")
+    b.click(x, y - 22)  # the letter A above A1
+    assert osa(b, f'{TELL}get name of selection range of {T1}') == "A1:A22"
+    b.press("backspace")
+    assert value(b, "A1") == "missing value"
+    b.hotkey("command", "z")
+    assert value(b, "A1") == "3.0"
+    b.click(x - 64, y + 22)  # the row number 2
+    assert osa(b, f'{TELL}get name of selection range of {T1}') == "A2:G2"
+
+
 def test_copy_and_paste_cells(b: SimBackend) -> None:
     blank_document(b)
     b.run_shell("printf 'a\\t1\\nb\\t2\\nc\\t3' | pbcopy")

@@ -1108,6 +1108,17 @@ class NumbersApp(App):
                 return
             c = (ev.x - lay["gx"]) // CELL_W
             r = (ev.y - lay["gy"]) // CELL_H
+            sel = win.state.get("sel")
+            extend = "shift" in ev.mods and sel and sel[0] == t.id
+            if lay["gy"] - HEAD_H <= ev.y < lay["gy"] and ev.x >= lay["gx"] and 0 <= c < t.columns:
+                # a column letter selects the whole column (shift: through it)
+                win.state["sel"] = [t.id, 0, sel[2] if extend else c, t.rows - 1, c]
+                win.touch()
+                return
+            if lay["x"] <= ev.x < lay["gx"] and 0 <= r < t.rows and ev.y >= lay["gy"]:
+                win.state["sel"] = [t.id, sel[1] if extend else r, 0, r, t.columns - 1]  # a row number: the row
+                win.touch()
+                return
             if 0 <= r < t.rows and 0 <= c < t.columns and ev.x >= lay["gx"]:
                 sel = win.state.get("sel")
                 if "shift" in ev.mods and sel and sel[0] == t.id:
@@ -1160,6 +1171,7 @@ class NumbersApp(App):
             found = doc.find_table(win.state.get("edit_table", -1))
             ed = win.editors.pop("numbers:name", None)
             if found is not None and ed is not None and ed.text.strip() and ed.text.strip() != found[1].name:
+                self.record_undo(doc)
                 found[1].name = ed.text.strip()
                 self.changed(doc)
             win.touch()
@@ -1170,9 +1182,12 @@ class NumbersApp(App):
             ed = win.editors.pop("numbers:edit", None)
             if t is not None and ed is not None:
                 before = t.raw(sel[1], sel[2])
+                self.record_undo(doc)
                 t.enter(sel[1], sel[2], ed.text)
                 if t.raw(sel[1], sel[2]) != before:
                     self.changed(doc)
+                else:
+                    doc.undo.pop()
         if move is not None:
             self.move_selection(win, move, from_return=from_return, tabbing=move[1] != 0 and move[0] == 0)
         win.touch()
@@ -1221,9 +1236,11 @@ class NumbersApp(App):
             win.state["tab_col"] = None
             if r >= t.rows and dr > 0:  # Return in the last row adds a row, as in Numbers
                 try:
+                    self.record_undo(win.doc)
                     t.insert_rows(t.rows - t.footer_rows if t.footer_rows else t.rows)
                     self.changed(win.doc)
                 except NumbersError:
+                    win.doc.undo.pop()
                     r = t.rows - 1
             r = max(0, min(r, t.rows - 1))
         else:
@@ -1278,6 +1295,9 @@ class NumbersApp(App):
         if key in ("backspace", "fwddelete", "delete") and not cmd:
             self.clear_selection(win)
             return True
+        if cmd and key == "z":
+            self.undo(win, redo="shift" in mods)
+            return True
         if cmd and key == "a":
             win.state["sel"] = [t.id, 0, 0, t.rows - 1, t.columns - 1]
             win.touch()
@@ -1291,6 +1311,22 @@ class NumbersApp(App):
             self.paste(win, self.desktop.clipboard.text or "")
             return True
         return False
+
+    def record_undo(self, doc: Document) -> None:
+        """Remember the document before a GUI edit (cmd-Z goes back to it; 50 steps)."""
+        doc.undo.append(doc.snapshot())
+        del doc.undo[:-50]
+        doc.redo.clear()
+
+    def undo(self, win: Window, redo: bool = False) -> None:
+        doc: Document = win.doc
+        source, target = (doc.redo, doc.undo) if redo else (doc.undo, doc.redo)
+        if not source:
+            return
+        target.append(doc.snapshot())
+        doc.restore(source.pop())
+        self.changed(doc)
+        win.touch()
 
     def grid_type(self, win: Window, s: str) -> bool:
         if not s:
@@ -1312,6 +1348,7 @@ class NumbersApp(App):
         if area is None:
             return
         t, top, left, bottom, right = area
+        self.record_undo(win.doc)
         for r in range(top, bottom + 1):
             for c in range(left, right + 1):
                 t.set(r, c, None)
@@ -1334,6 +1371,7 @@ class NumbersApp(App):
         rows = [ln.split("\t") for ln in lines]
         need_r = top + len(rows)
         need_c = left + max(len(r) for r in rows)
+        self.record_undo(win.doc)
         try:
             if need_r > t.rows or need_c > t.columns:
                 t.resize(max(t.rows, need_r), max(t.columns, need_c))
@@ -1341,6 +1379,7 @@ class NumbersApp(App):
                 for j, cell in enumerate(row):
                     t.enter(top + i, left + j, cell)
         except NumbersError as e:
+            win.doc.restore(win.doc.undo.pop())  # a paste that does not fit changes nothing
             alert(self, win, "The table can’t hold the pasted cells.", str(e), [("OK", lambda: None)], cancel=0)
             return
         win.state["sel"] = [t.id, top, left, top + len(rows) - 1, left + max(len(r) for r in rows) - 1]
@@ -1350,6 +1389,7 @@ class NumbersApp(App):
         if win is None:
             return
         doc: Document = win.doc
+        self.record_undo(doc)
         t = Table(name=new_table_name(doc.sheet), rows=5, columns=5)
         doc.sheet.tables.append(t)
         win.state["sel"] = [t.id, 0, 0, 0, 0]
@@ -1360,6 +1400,7 @@ class NumbersApp(App):
         if win is None:
             return
         doc: Document = win.doc
+        self.record_undo(doc)
         doc.sheets.append(Sheet(doc.new_sheet_name(), [Table()]))
         self.activate_sheet(win, len(doc.sheets) - 1)
         self.changed(doc)
@@ -1395,6 +1436,7 @@ class NumbersApp(App):
         if area is None:
             return
         t, top, left, bottom, right = area
+        self.record_undo(win.doc)
         t.sort(left, descending)
         self.changed(win.doc)
 
@@ -1405,6 +1447,7 @@ class NumbersApp(App):
         if area is None:
             return
         t, top, left, bottom, right = area
+        self.record_undo(win.doc)
         try:
             if what == "row above":
                 t.insert_rows(top)
@@ -1419,6 +1462,7 @@ class NumbersApp(App):
             elif what == "delete columns":
                 t.delete_columns(left, right - left + 1)
         except NumbersError as e:
+            win.doc.undo.pop()
             alert(self, win, "The table can’t be changed that way.", str(e), [("OK", lambda: None)], cancel=0)
             return
         self.changed(win.doc)

@@ -273,6 +273,23 @@ class Document:
     path: Path | None = None
     modified: bool = False
     active_sheet: int = 0  # index into sheets
+    # GUI edits: snapshots (see NumbersApp.record_undo) for cmd-Z / cmd-shift-Z
+    undo: list[Any] = field(default_factory=list, repr=False)
+    redo: list[Any] = field(default_factory=list, repr=False)
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """The document's sheets and tables as plain data (ids kept, so references stay valid on restore)."""
+        return (self.active_sheet, [(s.id, s.name, [(t.id, t.name, t.rows, t.columns, t.header_rows, t.header_columns,
+                                                     t.footer_rows, dict(t.cells)) for t in s.tables])
+                                    for s in self.sheets])
+
+    def restore(self, snap: tuple[Any, ...]) -> None:
+        active, sheets = snap
+        self.sheets = [Sheet(name, [Table(name=tn, rows=r, columns=c, header_rows=hr, header_columns=hc, footer_rows=fr,
+                                          cells=dict(cells), id=tid)
+                                    for tid, tn, r, c, hr, hc, fr, cells in tables], id=sid)
+                       for sid, name, tables in sheets]
+        self.active_sheet = active
 
     @property
     def sheet(self) -> Sheet:
