@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # ================================================================================================ audio
 
 # afconvert's data-format names → (sample kind, bits, big-endian)
-_DATA_FORMATS: dict[str, tuple[str, int, bool]] = {
+DATA_FORMATS: dict[str, tuple[str, int, bool]] = {
     "UI8": ("uint", 8, False), "I8": ("int", 8, True),
     "LEI16": ("int", 16, False), "BEI16": ("int", 16, True), "LEI24": ("int", 24, False), "BEI24": ("int", 24, True),
     "LEI32": ("int", 32, False), "BEI32": ("int", 32, True), "LEF32": ("float", 32, False), "BEF32": ("float", 32, True),
@@ -286,12 +286,16 @@ def write_audio(file_type: str, rate: float, fmt: AudioFormat, samples: np.ndarr
 
 
 def container_accepts(file_type: str, fmt: AudioFormat) -> bool:
-    """Whether a WAVE/AIFF/AIFC file can hold samples stored as ``fmt`` (as CoreAudio decides)."""
+    """Whether a WAVE/AIFF/AIFC file can hold samples stored as ``fmt`` (8-bit samples are unsigned in
+    WAVE and signed in AIFF/AIFC; wider ones little-endian in WAVE, big-endian in AIFF, either in AIFC)."""
+    if fmt.bits == 8:
+        return (fmt.kind == "uint") == (file_type == "WAVE")
     if file_type == "WAVE":
-        return not fmt.big_endian or fmt.bits == 8
+        return not fmt.big_endian and fmt.kind != "uint"
     if file_type == "AIFF":
-        return fmt.kind == "int" and (fmt.big_endian or fmt.bits == 8)
-    return True
+        return fmt.kind == "int" and fmt.big_endian
+    # AIFC: big-endian ('NONE') or little-endian ('sowt') integers, big-endian floats ('fl32'/'fl64')
+    return fmt.kind == "int" or (fmt.kind == "float" and fmt.big_endian)
 
 
 def tone_wav(tones: list[dict[str, Any]], sample_rate: int = 22050, channels: int = 1, amplitude: float = 0.5,
@@ -386,7 +390,7 @@ def speech_samples(text: str, voice: str = DEFAULT_VOICE, rate: float = DEFAULT_
                 fh = f0 * h
                 gain = 1.0 / h + 0.8 * math.exp(-((fh - f1) / 180.0) ** 2) + 0.5 * math.exp(-((fh - f2) / 250.0) ** 2)
                 x += gain * np.sin(h * phase)
-            env = np.sin(np.pi * np.arange(n) / max(n - 1, 1)) ** 0.6
+            env = np.clip(np.sin(np.pi * np.arange(n) / max(n - 1, 1)), 0.0, 1.0) ** 0.6  # sin(pi) may be -1e-16
             out.append(0.18 * x * env)
         out.append(np.zeros(int(0.15 * beat * sample_rate)))
     out.append(np.zeros(int(0.05 * sample_rate)))
@@ -718,8 +722,8 @@ class MediaTools(App):
                 fmt = AudioFormat(fmt.kind, fmt.bits, file_type != "WAVE")
                 if not container_accepts(file_type, fmt):
                     fmt = AudioFormat("int", 16, file_type != "WAVE")
-        elif data_format in _DATA_FORMATS:
-            fmt = AudioFormat(*_DATA_FORMATS[data_format])
+        elif data_format in DATA_FORMATS:
+            fmt = AudioFormat(*DATA_FORMATS[data_format])
         elif data_format in ("aac", "alac", "ulaw", "alaw", "ima4", "mp3", ".mp3", "opus", "flac", "aach"):
             raise _Usage(f"afconvert: the simulator writes linear PCM only (LEI16, BEI16, LEF32, …), not {data_format}\n")
         else:
@@ -821,9 +825,9 @@ class MediaTools(App):
         out_rate = float(SAY_RATE)
         if data_format is not None:
             name, _, r = data_format.partition("@")
-            if name not in _DATA_FORMATS:
+            if name not in DATA_FORMATS:
                 return "", "Opening output file failed: fmt?\n", 1
-            fmt = AudioFormat(*_DATA_FORMATS[name])
+            fmt = AudioFormat(*DATA_FORMATS[name])
             if r:
                 out_rate = _num(r, "--data-format @rate")
         elif ftype == "WAVE":
