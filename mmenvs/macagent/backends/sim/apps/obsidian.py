@@ -477,7 +477,7 @@ class ObsidianApp(App):
         linking = {n: self.read(root, n) for n in notes_before} if is_note else {}
         src.rename(dst)
         if is_note:
-            old_stem, new_stem = rel[:-3], new_rel[:-3]
+            new_stem = new_rel[:-3]
             for n, text in linking.items():
                 n_now = new_rel if n == rel else n
 
@@ -494,7 +494,6 @@ class ObsidianApp(App):
             if self.open_note == rel:
                 self.open_note = new_rel
                 self._record_open(root, new_rel)
-            del old_stem
         elif self.open_note and self.open_note.startswith(rel + "/"):
             self.open_note = new_rel + self.open_note[len(rel):]
         self.touch()
@@ -564,9 +563,8 @@ class ObsidianApp(App):
         content = q.get("content", "")
         target = q.get("file") or q.get("name") or "Untitled"
         path = target.removesuffix(".md")
-        existing = (root / (path + ".md"))
         silent = "silent" in q and q["silent"].lower() not in ("false", "0")
-        if existing.is_file() and ("append" in q or "overwrite" in q):
+        if (root / (path + ".md")).is_file() and ("append" in q or "overwrite" in q):
             rel = path + ".md"
             if "overwrite" in q:
                 self.write(root, rel, content)
@@ -808,7 +806,7 @@ class ObsidianApp(App):
             query = state["query"].strip()
             hits = matches()
             self.desktop.close_window(sheet, force=True)
-            if not create and hits and (query or True):
+            if not create and hits:
                 self.open(hits[min(state["sel"], len(hits) - 1)])
             elif query:
                 try:

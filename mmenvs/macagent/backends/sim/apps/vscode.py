@@ -405,9 +405,7 @@ class VSCodeApp(App):
         tab = next((t for t in self.tabs if t.path is not None and t.path.resolve() == path.resolve()), None)
         if tab is None:
             text = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
-            tab = Tab(self._new_id(), "file", path.name, path, text, text if path.is_file() else "")
-            if not path.is_file():
-                tab.saved = ""
+            tab = Tab(self._new_id(), "file", path.name, path, text, text)
             self.tabs.append(tab)
         self.active = tab
         win = self._show()
