@@ -265,3 +265,12 @@ def test_as_is_the_export_parameter_but_still_coerces_elsewhere(b: SimBackend) -
     assert osa(b, 'set n to 3 as text\nclass of n') == "text"
     with pytest.raises(AppleScriptError, match="The variable Portable is not defined|Expected end of line"):
         osa(b, 'tell application "Pages" to export document 1 to POSIX file "/Users/user/y.pdf" as Portable')
+
+
+def test_close_without_saving_argument_asks_on_screen(b: SimBackend) -> None:
+    new_doc(b, "unsaved work")
+    osa(b, 'tell application "Pages" to close document 1')  # ``saving ask``: the alert appears, nothing is lost
+    assert osa(b, 'tell application "Pages" to count of documents') == "1"
+    assert "Do you want to save the changes made to the document “Untitled”?" in b.accessibility_tree()
+    click(b, "AXButton", "Don’t Save")
+    assert osa(b, 'tell application "Pages" to count of documents') == "0"

@@ -1082,8 +1082,14 @@ class IWorkScripting(ScriptableAppBase):
                         raise AppleScriptError(f"The document “{doc.name}” has never been saved; "
                                                "close it “saving in” a file.", ERR_APP_GENERIC)
                     app.write(doc, doc.path)
-                elif saving is None and doc.modified and doc.path is not None:
-                    app.write(doc, doc.path)  # “saving ask” with no user to ask: keep the work
+                elif saving != Constant("no") and doc.modified:
+                    # “saving ask” (the default): the app asks on screen, as on a Mac; the document stays
+                    # open until the agent answers the alert
+                    win = next((w for w in app.windows if w.doc is doc), None)
+                    if win is not None:
+                        app.desktop.raise_window(win)
+                        app.request_close(win)
+                        continue
                 app.close_document(doc)
             return None
         if name == "export":
