@@ -201,6 +201,37 @@ def _scene_github(be: SimBackend) -> None:
     be.type_text("gh issue list -R openclaw/openclaw --label bug --limit 3 --json number,title --jq '.[] | \"#\\(.number) \\(.title)\"'\n")
 
 
+def _scene_tmux(be: SimBackend) -> None:
+    (be.home / "services").mkdir()
+    (be.home / "services" / "console.sh").write_text(
+        "while IFS= read -r c; do case \"$c\" in status) echo '{\"service\": \"billing-api\", \"status\": \"ok\", "
+        "\"version\": \"2.4.1\"}';; *) echo \"error: unknown command '$c'\";; esac; done\n")
+    be.run_shell("tmux new-session -d -s billing -x 120 -y 12 'bash ~/services/console.sh'")
+    be.run_shell("tmux new-session -d -s build -c ~ 'bash'")
+    be.open_app("Terminal")
+    t = be.app("Terminal").windows[0]
+    t.x, t.y = 250, 120
+    be.type_text("tmux ls -F '#{session_name}: #{session_windows} windows, running #{pane_current_command}'\n")
+    be.type_text("tmux send-keys -t billing status Enter; sleep 0.3\n")
+    be.type_text("tmux capture-pane -p -t billing | grep '^{' > ~/Desktop/tmux_result.json\n")
+    be.type_text("tmux attach -t billing\n")
+
+
+def _scene_media_tools(be: SimBackend) -> None:
+    pictures = be.home / "Pictures"
+    pictures.mkdir()
+    Image.new("RGB", (1600, 1200), (47, 111, 143)).save(pictures / "harbour.png")
+    be.open_app("Finder")
+    be.app("Finder").navigate(be.app("Finder").windows[0], be.home / "Desktop")
+    be.open_app("Terminal")
+    t = be.app("Terminal").windows[0]
+    t.x, t.y = 330, 200
+    be.type_text("sips -s format jpeg -Z 800 ~/Pictures/harbour.png --out ~/Desktop/harbour.jpg\n")
+    be.type_text("sips -g pixelWidth -g pixelHeight -g format ~/Desktop/harbour.jpg\n")
+    be.type_text("say -v Daniel -o ~/Desktop/reminder.aiff 'Take your vitamins with breakfast.'\n")
+    be.type_text("afinfo ~/Desktop/reminder.aiff | sed -n '2p;5p;7p'\n")
+
+
 SCENES = {
     "notes": _scene_notes,
     "finder": _scene_finder,
@@ -215,6 +246,8 @@ SCENES = {
     "vscode": _scene_vscode,
     "weather": _scene_weather,
     "github-safari": _scene_github,
+    "tmux": _scene_tmux,
+    "media-tools": _scene_media_tools,
 }
 
 
