@@ -118,7 +118,7 @@ def _parse_cities() -> tuple[City, ...]:
 CITIES: tuple[City, ...] = _parse_cities()
 _BY_KEY = {c.key: c for c in CITIES}
 _ALIASES = {"sf": "san francisco", "nyc": "new york", "new york city": "new york", "la": "los angeles",
-            "sao paulo": "são paulo", "reykjavík": "reykjavik", "zürich": "zurich", "istanbul": "istanbul",
+            "sao paulo": "são paulo", "reykjavík": "reykjavik", "zürich": "zurich",
             "sfo": "san francisco", "jfk": "new york", "lhr": "london", "cdg": "paris", "hnd": "tokyo"}
 HOME_CITY = "Cupertino"  # "My Location" of the simulated Mac
 
@@ -534,7 +534,7 @@ def wttr(fc: Forecasts, url: str, browser: bool = False) -> tuple[int, str, str]
     params = parse_qs(raw_q, keep_blank_values=True)
     flags = "".join(k for k, v in params.items() if v == [""] and len(k) <= 4 and k.isalnum() and k not in ("format", "lang"))
     fmt = params.get("format", [""])[0]
-    metric = "u" not in flags and not ("m" not in flags and False)
+    metric = "u" not in flags  # the sim's Mac is outside the US: metric unless ?u
     if not loc:
         city = find_city(HOME_CITY)
         shown = city.name if city else HOME_CITY

@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 from urllib.parse import parse_qs, quote, quote_plus, urlparse
 
 from .base import App, CommandContext
@@ -243,7 +243,8 @@ class GitHubStore:
         issue.updated_at = self.now
 
     def edit(self, repo: Repo, issue: Issue, title: str | None = None, body: str | None = None,
-             add_labels: list[str] = (), remove_labels: list[str] = (), add_assignees: list[str] = ()) -> None:  # type: ignore[assignment]
+             add_labels: Sequence[str] = (), remove_labels: Sequence[str] = (), add_assignees: Sequence[str] = ()) -> None:
+        """Change an issue's title, body, labels (names must exist in the repository) or assignees."""
         for name in add_labels:
             lab = repo.label(name)
             if lab is None:
@@ -318,7 +319,7 @@ class Query:
 def parse_query(q: str) -> Query:
     """Parse GitHub's search syntax; unknown qualifiers raise ``GitHubError`` (422) naming them."""
     try:
-        tokens = shlex.split(q.replace(":\"", ":\""), posix=True)
+        tokens = shlex.split(q, posix=True)
     except ValueError:
         raise GitHubError(422, f"The search query is malformed (an unclosed quote?): {q!r}") from None
     out = Query()
@@ -659,7 +660,6 @@ class GitHubApp(App):
         query.kind = query.kind or kind
         matched = query.order([i for i in repo.issues(None) if query.matches(i)])
         base = f"/{repo.full_name}/{'pulls' if prs else 'issues'}"
-        qs = {k: v for k, v in (("is", query.state),) if v}
         counts = {s: sum(1 for i in repo.issues(prs) if i.state == s and _with_state(query, s).matches(i)) for s in ("open", "closed")}
         tabs = " · ".join(f'<a href="{base}?q={quote_plus(_requery(text, s))}">{counts[s]} {s.title()}</a>' for s in ("open", "closed"))
         labels = ", ".join(f'<a href="{base}?q={quote_plus(f"is:{kind} is:open label:{_qlabel(lab.name)}")}">{html.escape(lab.name)}</a>'
@@ -683,7 +683,6 @@ class GitHubApp(App):
             nav.append(f'<a href="{base}?q={quote_plus(text)}&page={page - 1}">Previous</a>')
         if page * PAGE_SIZE < len(matched):
             nav.append(f'<a href="{base}?q={quote_plus(text)}&page={page + 1}">Next</a>')
-        del qs
         body = (head + f"<h2>{'Pull requests' if prs else 'Issues'}</h2><p>Filters: {html.escape(text)}</p><p>{tabs}</p>"
                 f"<p>Labels: {labels}</p>" + ("<ul>" + "".join(lis) + "</ul>" if lis else
                                               "<p>No results matched your search.</p>") + (f"<p>{' · '.join(nav)}</p>" if nav else ""))

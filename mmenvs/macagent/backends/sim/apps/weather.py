@@ -245,7 +245,7 @@ class WeatherApp(App):
         now = fc.current(city)
         days = fc.days(city)
         local = fc.local_now(city)
-        x0, cx = side + 1, side + (W - side) // 2
+        x0 = side + 1
         out: list[Widget] = [Box((x0, 52, W - x0, H - 52), "content_bg")]
         title = city.name if not (self.preview is None and self.selected == MY_LOCATION) else MY_LOCATION
         out.append(Label((x0, 62, W - x0, 30), title, 24, "bold", align="center", key="weather:city"))
