@@ -100,6 +100,9 @@ def test_references_follow_inserted_and_deleted_rows() -> None:
     assert t.raw(5, 1) == Formula("=SUM(B2:B5)") and t.value(5, 1) == 6.0
     t.delete_rows(1)
     assert t.raw(4, 1) == Formula("=SUM(B2:B4)") and t.value(4, 1) == 3.0
+    t.set(0, 0, Formula("=B2*2"))
+    t.delete_rows(1)  # the row B2 pointed at is gone
+    assert t.raw(0, 0) == Formula("=#REF!*2") and t.value(0, 0) == CellError("#REF!")
 
 
 def test_sort_keeps_headers_and_moves_row_formulas() -> None:
@@ -203,6 +206,14 @@ def test_canvas_scrolls_to_the_selected_cell(b: SimBackend) -> None:
     b.hotkey("command", "up")
     b.hotkey("command", "left")
     assert any(e[0] == "AXCell" and e[1] == "Table 1 A1" for e in elements(b))
+    # the wheel scrolls the canvas, but not past the end of the last table
+    osa(b, f'{TELL}set value of cell "B59" of {T1} to "deep"')
+    b.scroll(-60, win.x + 400, win.y + 300)
+    shown = [e[1] for e in elements(b) if e[0] == "AXCell"]
+    assert "Table 1 B59" in shown and "Table 1 A1" not in shown
+    assert win.state["scroll_y"] <= 60 * 22
+    b.scroll(100, win.x + 400, win.y + 300)
+    assert win.state["scroll_y"] == 0
 
 
 def test_undo_redo_and_header_clicks(b: SimBackend) -> None:

@@ -608,9 +608,9 @@ class CellEditor(TextField):
     """The text field over a cell being edited: Return/Tab commit and move like a spreadsheet,
     Escape cancels, up/down commit and move."""
 
-    def __init__(self, key: str, rect: Any, editor: Editor, grid_app: "NumbersApp", win: Window, **kw: Any) -> None:
+    def __init__(self, key: str, rect: Any, editor: Editor, grid_app: "NumbersApp", **kw: Any) -> None:
         super().__init__(key, rect, editor, **kw)
-        self.grid_app, self.owner = grid_app, win
+        self.grid_app = grid_app
 
     def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
         a = self.grid_app
@@ -653,7 +653,11 @@ class SheetGrid(Widget):
 
     def scroll(self, win: Window, dy: int) -> bool:
         sy = win.state.get("scroll_y", 0)
-        win.state["scroll_y"] = max(0, sy - dy * CELL_H)
+        # the last table's bottom may come up to the middle of the canvas, no further
+        last = self.layouts[-1] if self.layouts else None
+        bottom = (last["gy"] + last["table"].rows * CELL_H + sy) if last else 0
+        limit = max(0, bottom - (self.rect[1] + self.rect[3] // 2))
+        win.state["scroll_y"] = max(0, min(limit, sy - dy * CELL_H))
         return True
 
     # drawing --------------------------------------------------------------------------------
@@ -676,7 +680,8 @@ class SheetGrid(Widget):
         for lay in self.layouts:
             t = lay["table"]
             nx, ny = lay["x"], lay["y"]
-            out.append(("AXStaticText", t.name, None, (nx, ny, max(60, text_width(t.name, 15, "bold") + 8), NAME_H), ""))
+            if ny >= y0:
+                out.append(("AXStaticText", t.name, None, (nx, ny, max(60, text_width(t.name, 15, "bold") + 8), NAME_H), ""))
             for r in range(lay["r0"], lay["r1"]):
                 for c in range(lay["c0"], lay["c1"]):
                     text = t.text(r, c)
@@ -1004,11 +1009,11 @@ class NumbersApp(App):
                     cx, cy = self.cell_xy(lay, sel[1], sel[2])
                     ed = win.editors.get("numbers:edit") or win.editor("numbers:edit", initial="")
                     out.append(CellEditor("numbers:edit", (cx, cy, max(CELL_W, text_width(ed.text, 13) + 16), CELL_H), ed,
-                                          self, win, name=f"{t.name} {address(sel[1], sel[2])}", bordered=False))
+                                          self, name=f"{t.name} {address(sel[1], sel[2])}", bordered=False))
                 elif edit == "name":
                     ed = win.editors.get("numbers:name") or win.editor("numbers:name", initial=t.name)
                     out.append(CellEditor("numbers:name", (lay["x"], lay["y"], max(180, text_width(ed.text, 15, "bold") + 30),
-                                                           NAME_H), ed, self, win, name="Table Name", size=15,
+                                                           NAME_H), ed, self, name="Table Name", size=15,
                                           weight="bold"))
         return out
 

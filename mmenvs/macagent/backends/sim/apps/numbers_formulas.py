@@ -613,6 +613,8 @@ class Evaluator:
         self.active.add(key)
         try:
             try:
+                if "#REF!" in raw.text:  # a reference whose row or column was deleted
+                    raise ValueError("deleted reference")
                 node = parse_formula(raw.text)
             except FormulaSyntaxError:
                 out: Value = CellError("#ERROR!")
