@@ -363,12 +363,12 @@ end tell''')
 
 def test_applescript_structure_sort_and_export(b: SimBackend) -> None:
     osa(b, f'{TELL}make new document')
-    osa(b, f'''tell application "Numbers"
+    osa(b, '''tell application "Numbers"
   tell document 1
-    make new sheet with properties {{name:"Data"}}
+    make new sheet with properties {name:"Data"}
     tell sheet "Data"
       delete table 1
-      make new table with properties {{name:"Scores", row count:4, column count:2, header column count:0}}
+      make new table with properties {name:"Scores", row count:4, column count:2, header column count:0}
       tell table "Scores"
         set value of cell "A1" to "who"
         set value of cell "B1" to "score"
@@ -391,7 +391,7 @@ end tell''')
     assert osa(b, f'{TELL}get formula of cell "B6" of {scores}') == "=SUM(B3:B5)"
     osa(b, f'{TELL}delete row 2 of {scores}')
     assert osa(b, f'{TELL}get value of cell "B5" of {scores}') == "21.0"
-    osa(b, f'''tell application "Numbers"
+    osa(b, '''tell application "Numbers"
   set p to (path to desktop as text) & "scores.csv"
   export document 1 to file p as CSV
   export document 1 to POSIX file "/Users/user/Desktop/scores.xlsx" as Microsoft Excel
