@@ -151,6 +151,15 @@ def test_create_close_comment_reopen_edit_reach_gh_rest_and_safari(b: SimBackend
     assert view["title"] == "Gateway ignores the --port flag" and [x["name"] for x in view["labels"]] == ["bug", "tools"]
 
 
+def test_gh_finds_the_repository_from_the_clone_it_runs_in(b: SimBackend) -> None:
+    out = b.run_shell("mkdir -p ~/src/oc/docs && cd ~/src/oc && git init -q && "
+                      "git remote add upstream https://example.com/x.git && "
+                      "git remote add origin git@github.com:openclaw/openclaw.git && cd docs && gh issue list -L 1")
+    assert out.exit_code == 0 and out.stdout.startswith("32\tOPEN\t"), out.text
+    out = b.run_shell("mkdir -p ~/src/other && cd ~/src/other && git init -q && gh issue list")
+    assert out.exit_code == 1 and "none of the git remotes configured for this repository point to a known GitHub host" in out.stderr
+
+
 def test_gh_api_writes_and_reads(b: SimBackend) -> None:
     out, _ = gh(b, "api repos/nimbus-dev/nimbus-cli/issues -f title='Add --quiet' -f body=please -f 'labels[]=cli' --jq .number")
     assert out == "21\n"

@@ -712,12 +712,35 @@ class GitHubApp(App):
     # ------------------------------------------------------------------ gh
     def run_command(self, argv: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
         try:
-            return _Gh(self).run(argv[1:])
+            return _Gh(self, _origin_repo(ctx)).run(argv[1:])
         except _Usage as e:
             return "", str(e).rstrip("\n") + "\n", 1
         except GitHubError as e:
             prefix = "GraphQL: " if e.status == 404 else ""
             return "", f"{prefix}{e}\n", 1
+
+
+def _origin_repo(ctx: CommandContext) -> str | None:
+    """OWNER/REPO from the ``origin`` (else first) github.com remote of the git clone around the shell's
+    folder, as gh picks the repository when no ``-R`` is given; ``""`` in a clone without such a remote."""
+    try:
+        here = ctx.resolve(".")
+    except Exception:  # noqa: BLE001 - a folder outside the home: no clone to look at
+        return None
+    home = Path(ctx.backend.home).resolve()
+    for folder in (here, *here.parents):
+        if not folder.resolve().is_relative_to(home):
+            break  # never the host's folders above the episode's home
+        config = folder / ".git" / "config"
+        if config.is_file():
+            remotes = re.findall(r'\[remote "([^"]+)"\][^\[]*?url\s*=\s*(\S+)', config.read_text(errors="replace"))
+            urls = [u for name, u in sorted(remotes, key=lambda r: r[0] != "origin")]
+            for url in urls:
+                m = re.search(r"github\.com[:/]([^/\s]+/[^/\s]+?)(?:\.git)?/?$", url)
+                if m:
+                    return m.group(1)
+            return ""
+    return None
 
 
 def _per_page(q: dict[str, str]) -> int:
@@ -854,9 +877,10 @@ def _parse(cmd: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
 class _Gh:
     """One ``gh`` invocation (non-interactive: the shell is not a terminal, so output is the machine-readable form)."""
 
-    def __init__(self, app: GitHubApp) -> None:
+    def __init__(self, app: GitHubApp, origin: str | None = None) -> None:
         self.app = app
         self.st = app.store
+        self.origin = origin  # OWNER/REPO of the git clone the shell is in (its github.com remote), if any
 
     def run(self, args: list[str]) -> tuple[str, str, int]:
         if not args or args[0] in ("help", "--help", "-h"):
@@ -884,11 +908,14 @@ class _Gh:
 
     # ------------------------------------------------------------------ helpers
     def _repo(self, opts: dict[str, Any], pos: list[str] | None = None) -> Repo:
-        name = opts.get("--repo")
-        if name is None and pos:
+        name = opts.get("--repo") or self.origin
+        if not name and pos:
             m = re.match(r"https://github\.com/([^/]+/[^/]+)/(issues|pull)/\d+", pos[0])
             if m:
                 name = m.group(1)
+        if name == "":
+            raise _Usage("none of the git remotes configured for this repository point to a known GitHub host. "
+                         "To tell gh about a new GitHub host, please use `gh auth login`")
         if name is None:
             raise _Usage("failed to run git: fatal: not a git repository (or any of the parent directories): .git\n"
                          "(give the repository with -R OWNER/REPO)")
