@@ -468,5 +468,7 @@ def test_state_and_icon(b: SimBackend) -> None:
     table = st["documents"][0]["sheets"][0]["tables"][0]
     assert table["name"] == "Expenses" and table["values"]["B5"] == 1640.0
     assert table["formulas"] == {"B5": "=SUM(B2:B4)"}
+    # ids are the app's own (1, 2, … per episode), whatever ran before in the process
+    assert osa(b, f'{TELL}get {{id of sheet 1 of document 1, id of {T1}}}') == "1, 2"
     icon = b.app("Numbers").draw_icon(64)
     assert icon.size == (64, 64) and icon.getpixel((32, 10))[1] > 150  # green plate

@@ -12,6 +12,7 @@ The model and file formats live in :mod:`.numbers_model`, the formula language i
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -711,6 +712,7 @@ class NumbersApp(App):
         super().__init__(desktop)
         self.documents: list[Document] = []
         self._next = 1
+        self._ids = itertools.count(1)  # sheet and table ids
         self.scripting = NumbersScripting(self)
 
     def can_open(self, path: Path) -> bool:
@@ -733,9 +735,19 @@ class NumbersApp(App):
         return next((w for w in self.windows if w.doc is doc), None)
 
     def changed(self, doc: Document, modified: bool = True) -> None:
+        self.adopt(doc)
         if modified:
             doc.modified = True
         self.touch()
+
+    def adopt(self, doc: Document) -> None:
+        """Give new sheets and tables (provisional negative ids) this app's own ids."""
+        for s in doc.sheets:
+            if s.id < 0:
+                s.id = next(self._ids)
+            for t in s.tables:
+                if t.id < 0:
+                    t.id = next(self._ids)
 
     def _untitled(self) -> str:
         names = {d.name for d in self.documents}
@@ -750,6 +762,7 @@ class NumbersApp(App):
             raise NumbersError(f"unknown template {template!r}; Numbers has {', '.join(TEMPLATES)}")
         doc = Document(self._next, self._untitled(), TEMPLATES[template](), template)
         self._next += 1
+        self.adopt(doc)
         self.documents.append(doc)
         self._open_window(doc)
         return doc
@@ -782,6 +795,7 @@ class NumbersApp(App):
         else:
             raise NumbersError(f"Numbers can’t open {path.name}: expected a .numbers, .csv, .tsv or .xlsx file")
         self._next += 1
+        self.adopt(doc)
         self.documents.append(doc)
         self._open_window(doc)
         return doc
@@ -1397,8 +1411,8 @@ class NumbersApp(App):
         self.record_undo(doc)
         t = Table(name=new_table_name(doc.sheet), rows=5, columns=5)
         doc.sheet.tables.append(t)
-        win.state["sel"] = [t.id, 0, 0, 0, 0]
         self.changed(doc)
+        win.state["sel"] = [t.id, 0, 0, 0, 0]
         self._scroll_to(win, t, 0)
 
     def add_sheet(self, win: Window | None) -> None:
@@ -1407,8 +1421,8 @@ class NumbersApp(App):
         doc: Document = win.doc
         self.record_undo(doc)
         doc.sheets.append(Sheet(doc.new_sheet_name(), [Table()]))
-        self.activate_sheet(win, len(doc.sheets) - 1)
         self.changed(doc)
+        self.activate_sheet(win, len(doc.sheets) - 1)
 
     def activate_sheet(self, win: Window, i: int) -> None:
         doc: Document = win.doc

@@ -18,7 +18,9 @@ from . import iwork
 from .numbers_formulas import (MAX_COLUMNS, MAX_ROWS, CellError, Evaluator, Formula, Input, Value, address,
                                column_name, display, move_rows_formula, parse_input, parse_number, shift_formula)
 
-_ids = itertools.count(1)  # sheet and table ids: unique in the process, stable for an object's life
+# provisional sheet/table ids (negative): the app that takes the object in gives it its own id (1, 2, …
+# per app, so an episode's ids do not depend on what ran before it in the process)
+_ids = itertools.count(-1, -1)
 
 
 class NumbersError(ValueError):
