@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mmenvs.macagent.applescript.errors import AppleScriptError
 from mmenvs.macagent.backends.sim import SimBackend
 from mmenvs.macagent.backends.sim.apps.github import GitHubError, parse_query, rel_time
 
@@ -53,14 +54,14 @@ def page_text(b: SimBackend, url: str) -> str:
 
 # ----------------------------------------------------------------------------------- snapshots
 def test_snapshot_times_follow_the_desktop_clock(b: SimBackend, tmp_path: Path) -> None:
-    store = b.app("GitHub").store
+    store = b.app("GitHub").hub
     repo = store.repo("openclaw/openclaw")
     newest = max(i.created_at for i in repo.items.values())
     assert newest < NOW and (NOW - newest).days < 14  # moved by whole days to sit before "now"
     later = SimBackend()
     later.reset(now=datetime(2026, 11, 30, 9, 0), home=tmp_path / "later")
     try:
-        moved = later.app("GitHub").store.repo("openclaw/openclaw")
+        moved = later.app("GitHub").hub.repo("openclaw/openclaw")
         shift = moved.items[1].created_at - repo.items[1].created_at
         assert shift.days == (datetime(2026, 11, 30) - datetime(2026, 3, 10)).days and shift.seconds == 0
     finally:
@@ -256,7 +257,7 @@ def test_rest_errors(b: SimBackend) -> None:
     assert "state must be open, closed or all" in bad["message"]
     out = b.run_shell("curl -s -X POST -d '{\"title\": \"x\"}' https://api.github.com/repos/openclaw/openclaw/issues")
     assert json.loads(out.stdout)["message"] == "Requires authentication"
-    assert b.app("GitHub").store.repo("openclaw/openclaw").items.get(33) is None  # nothing was created
+    assert b.app("GitHub").hub.repo("openclaw/openclaw").items.get(33) is None  # nothing was created
 
 
 # ----------------------------------------------------------------------------------- the website in Safari
@@ -295,6 +296,13 @@ def test_task_pages_come_before_the_site(b: SimBackend) -> None:
     b.set_web_pages({"https://github.com/openclaw/openclaw/issues": "<title>Pinned</title><h1>From the task</h1>"})
     assert page_text(b, "https://github.com/openclaw/openclaw/issues").startswith("From the task")
     assert "Telegram bot" in page_text(b, "https://github.com/openclaw/openclaw/issues/27")
+
+
+def test_github_has_no_applescript_dictionary(b: SimBackend) -> None:
+    b.run_applescript('tell application "GitHub" to activate')
+    assert b.run_applescript('tell application "Safari" to get URL of document 1') == "https://github.com/"
+    with pytest.raises(AppleScriptError):
+        b.run_applescript('tell application "GitHub" to get name of every issue')
 
 
 def test_github_app_is_windowless_and_opens_the_site(b: SimBackend) -> None:

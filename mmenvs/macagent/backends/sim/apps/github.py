@@ -504,7 +504,8 @@ class GitHubApp(App):
 
     def __init__(self, desktop: "Desktop") -> None:
         super().__init__(desktop)
-        self.store = GitHubStore(lambda: desktop.now)
+        # not ``store``: the desktop would take that for an AppleScript dictionary (GitHub has none)
+        self.hub = GitHubStore(lambda: desktop.now)
 
     def reopen(self) -> None:
         safari = self.desktop.app("Safari")
@@ -512,7 +513,7 @@ class GitHubApp(App):
         safari.open_url(WEB + "/")
 
     def state(self) -> dict[str, Any]:
-        return {"running": self.running, "repos": self.store.state()}
+        return {"running": self.running, "repos": self.hub.state()}
 
     # ------------------------------------------------------------------ web
     def serve_web(self, method: str, url: str, data: str | None, browser: bool) -> tuple[int, str, str]:
@@ -524,7 +525,7 @@ class GitHubApp(App):
 
     def rest(self, method: str, path: str, q: dict[str, str], data: str | None, authed: bool) -> tuple[int, str, str]:
         """The REST API: GET for anyone; POST/PATCH (create, comment, edit, close) only when signed in (``gh api``)."""
-        st = self.store
+        st = self.hub
         parts = [p for p in path.split("/") if p]
         if method not in ("GET", "HEAD") and not authed:
             return _api_error(401, "Requires authentication", "https://docs.github.com/rest/overview/authenticating-to-the-rest-api")
@@ -613,7 +614,7 @@ class GitHubApp(App):
     def web_page(self, path: str, q: dict[str, str]) -> tuple[int, str, str]:
         """github.com pages: the dashboard, a repository, its issues and pull requests (filtered with ``?q=``), one
         issue or pull request, and its labels."""
-        st = self.store
+        st = self.hub
         parts = [p for p in path.split("/") if p]
         if not parts:
             lis = "".join(f'<li><a href="/{r.full_name}">{html.escape(r.full_name)}</a> — {html.escape(r.description)}</li>'
@@ -672,7 +673,7 @@ class GitHubApp(App):
         lis = []
         for i in shown:
             labs = "".join(f" [{html.escape(x)}]" for x in i.labels)
-            when = rel_time(i.created_at, self.store.now)
+            when = rel_time(i.created_at, self.hub.now)
             verb = "opened" if i.state == "open" else ("merged" if i.merged_at else "closed")
             path = "pull" if i.is_pr else "issues"
             lis.append(f'<li><a href="/{repo.full_name}/{path}/{i.number}">{html.escape(i.title)}</a>{labs} — '
@@ -689,7 +690,7 @@ class GitHubApp(App):
         return _page(f"{'Pull requests' if prs else 'Issues'} · {repo.full_name}", body)
 
     def _item_page(self, repo: Repo, head: str, it: Issue) -> tuple[int, str, str]:
-        now = self.store.now
+        now = self.hub.now
         if it.is_pr:
             status = "Merged" if it.merged_at else ("Closed" if it.state == "closed" else ("Draft" if it.draft else "Open"))
             sub = f"{status} · {it.author} wants to merge into {it.base} from {it.head}"
@@ -879,7 +880,7 @@ class _Gh:
 
     def __init__(self, app: GitHubApp, origin: str | None = None) -> None:
         self.app = app
-        self.st = app.store
+        self.st = app.hub
         self.origin = origin  # OWNER/REPO of the git clone the shell is in (its github.com remote), if any
 
     def run(self, args: list[str]) -> tuple[str, str, int]:
