@@ -428,6 +428,19 @@ def test_applescript_save_close_open_and_csv_import(b: SimBackend) -> None:
     assert osa(b, f'{TELL}count documents') == "0"
 
 
+def test_excel_and_tsv_round_trip(b: SimBackend) -> None:
+    osa(b, f'{TELL}make new document with properties {{document template:template "Simple Budget"}}')
+    osa(b, f'{TELL}export document 1 to POSIX file "/Users/user/Documents/budget.xlsx" as Microsoft Excel')
+    osa(b, f'{TELL}close document 1 saving no')
+    assert b.run_shell("open -a Numbers ~/Documents/budget.xlsx").exit_code == 0
+    # a worksheet becomes a sheet; formulas arrive as their values (the export wrote values)
+    assert osa(b, f'{TELL}get name of sheets of document 1') == "Sheet 1"
+    assert osa(b, f'{TELL}get {{value, formula}} of cell "B5" of {T1}') == "1640.0, missing value"
+    (b.home / "Documents" / "pets.tsv").write_text("pet\tage\ncat\t4\n")
+    assert b.run_shell("open -a Numbers ~/Documents/pets.tsv").exit_code == 0
+    assert osa(b, f'{TELL}get value of cells of row 2 of {T1}') == "cat, 4.0"
+
+
 def test_bad_input_errors_name_the_problem(b: SimBackend, tmp_path: Path) -> None:
     osa(b, f'{TELL}make new document')
     cases = [
