@@ -204,6 +204,8 @@ def test_sips_errors_as_the_real_tool_prints_them(backend, home):
     out, err, code = sh(backend, "cp ~/Desktop/pic.png /tmp/p.png; sips -g pixelWidth /tmp/p.png")
     assert code == 1 and "work on files in the home folder" in err
     assert opened(home / "Desktop" / "pic.png").size == (40, 30)  # nothing was written
+    out, err, code = sh(backend, "sips -Z 10 ~/Desktop/pic.png --out ~/Nowhere/small.png")
+    assert (code, err) == (1, "sips: /Users/user/Nowhere/small.png: No such file or directory\n")
 
 
 # ------------------------------------------------------------------------------------------ afinfo / afconvert

@@ -495,6 +495,9 @@ class MediaTools(App):
             return tool(argv[1:], stdin, ctx)
         except _Usage as e:
             return "", e.text, e.code
+        except OSError as e:  # a folder that does not exist, a name that is a folder, …
+            where = ctx.posix(Path(e.filename)) if e.filename else ""
+            return "", f"{argv[0]}: {where}: {e.strerror or e}\n", 1
 
     # ------------------------------------------------------------------ paths
     @staticmethod
