@@ -63,7 +63,7 @@ def test_file_tree_shows_the_vault_on_disk_and_folders_collapse(b: SimBackend) -
     assert tree[:4] == [("Projects", "expanded folder"), ("Alpha", None), ("Beta", None), ("Gamma", None)]
     click(b, "AXRow", "Projects")  # a click on a folder collapses it
     assert ("Alpha", None) not in rows(b) and ("Projects", "collapsed folder") in rows(b)
-    (b.home / VAULT / "Delta.md").write_text("made by the shell\n")  # the tree follows the disk
+    b.run_shell("echo 'made by the shell' > ~/Documents/Work/Delta.md")  # the tree follows the disk
     assert ("Delta", None) in rows(b)
     click(b, "AXRow", "Delta")
     assert b.app_state("Obsidian")["open_note"] == "Delta.md"
@@ -257,7 +257,7 @@ def test_a_broken_registry_counts_as_no_vaults(b: SimBackend) -> None:
 def test_context_menu_delete_moves_to_trash_and_external_edits_show(b: SimBackend) -> None:
     b.open_app("Obsidian")
     click(b, "AXRow", "Alpha")
-    (b.home / VAULT / "Projects" / "Alpha.md").write_text("rewritten by a script\n")
+    b.run_shell("echo 'rewritten by a script' > ~/Documents/Work/Projects/Alpha.md")
     editor = [e for e in elements(b) if e[0] == "AXTextArea" and e[1] == "Note body"][0]
     assert editor[2] == "rewritten by a script\\n"
     click(b, "AXRow", "Gamma", button="right")

@@ -124,7 +124,7 @@ def test_settings_editor_writes_settings_json_and_follows_it(b: SimBackend) -> N
     b.hotkey("command", "a")
     b.type_text("12")  # the default: the Settings editor removes the entry
     assert settings(b) == {}
-    (b.home / SETTINGS_PATH).write_text('{\n  // mine\n  "editor.fontSize": 20,\n}\n')  # JSONC, edited elsewhere
+    b.run_shell("printf '{\\n  // mine\\n  \"editor.fontSize\": 20,\\n}\\n' > ~/Library/Application\\ Support/Code/User/settings.json")
     assert value_of(b, "AXTextField", "Editor: Font Size") == "20"
     b.hotkey("command", "a")
     b.type_text("abc")  # not a number: refused, the file keeps 20
@@ -182,7 +182,7 @@ def test_save_settings_tab_spaces_and_auto_save(b: SimBackend) -> None:
     b.press("tab")  # two spaces (editor.tabSize 2, insertSpaces by default)
     b.type_text("x")
     assert b.app_state(APP)["active_text"] == "one\ntwo\n  x" and b.app_state(APP)["tabs"][0]["dirty"]
-    path.write_text(json.dumps({"files.autoSave": "afterDelay"}))
+    b.run_shell("echo '{\"files.autoSave\": \"afterDelay\"}' > ~/Library/Application\\ Support/Code/User/settings.json")
     b.type_text("y")
     assert target.read_text() == "one\ntwo\n  xy" and not b.app_state(APP)["tabs"][0]["dirty"]
 

@@ -305,6 +305,7 @@ def run_shell(backend: "SimBackend", command: str, timeout: float | None = None,
     finally:
         sh.timeout = old
         backend._shells_busy.discard(which)
+    backend._desk().fs_epoch += 1
     if res.restarted or res.timed_out:
         _init_session(sh)  # a new shell process lost the session's functions
     if res.host_calls:

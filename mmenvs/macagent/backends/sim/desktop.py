@@ -103,6 +103,7 @@ class Desktop(EventRouter):
         self.desktop_selection: list[str] = []
         self.drag_hover: Any = None
         self.gen = 0
+        self.fs_epoch = 0  # bumped after every shell command (files may have changed): apps key disk caches on it
         self._frame_gen = -1
         self._frame: np.ndarray | None = None
         self._base_key: tuple | None = None

@@ -102,6 +102,76 @@ def _split_terms(query: str) -> list[str]:
         return query.split()
 
 
+def scan_vault(root: Path) -> tuple[tuple[str, bool, int, int], ...]:
+    """Every entry of the vault at ``root`` (hidden ones skipped) as (vault path, is a folder, size,
+    mtime in ns), depth first with folders before files, names sorted case-insensitively."""
+    out: list[tuple[str, bool, int, int]] = []
+
+    def walk(folder: str, rel: str) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted((e for e in it if not e.name.startswith(".")),
+                                 key=lambda e: (not e.is_dir(follow_symlinks=False), e.name.lower()))
+        except OSError:
+            return
+        for e in entries:
+            r = rel + e.name
+            if e.is_dir(follow_symlinks=False):
+                out.append((r, True, 0, 0))
+                walk(e.path, r + "/")
+            else:
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                out.append((r, False, st.st_size, st.st_mtime_ns))
+
+    walk(str(root), "")
+    return tuple(out)
+
+
+class VaultIndex:
+    """One scan of a vault: its entries (what the window shows), the notes' texts, and for each note
+    its resolved wiki links, its tags and the notes linking to it. Texts of notes whose size and
+    mtime did not change are taken over from the previous index instead of being read again."""
+
+    def __init__(self, root: Path, entries: tuple[tuple[str, bool, int, int], ...],
+                 previous: "VaultIndex | None" = None, fresh: frozenset[str] = frozenset()) -> None:
+        self.root, self.entries = root, entries
+        self.notes = sorted((r for r, is_dir, _s, _m in entries if not is_dir and r.endswith(".md")), key=str.lower)
+        self.folders = sorted((r for r, is_dir, _s, _m in entries if is_dir), key=str.lower)
+        old = {r: (s, m) for r, is_dir, s, m in previous.entries if not is_dir} if previous is not None else {}
+        stamps = {r: (s, m) for r, is_dir, s, m in entries if not is_dir}
+        self.texts: dict[str, str] = {}
+        for n in self.notes:
+            if previous is not None and n not in fresh and old.get(n) == stamps[n] and n in previous.texts:
+                self.texts[n] = previous.texts[n]
+            else:
+                try:
+                    self.texts[n] = (root / n).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    self.texts[n] = ""
+        self._paths = {n[:-3].lower(): n for n in self.notes}
+        self._names: dict[str, list[str]] = {}
+        for n in sorted(self.notes, key=lambda n: (n.count("/"), n)):
+            self._names.setdefault(n[:-3].rsplit("/", 1)[-1].lower(), []).append(n)
+        self.links = {n: [(t, self.resolve(t)) for t in wiki_links(self.texts[n])] for n in self.notes}
+        self.tags = {n: note_tags(self.texts[n]) for n in self.notes}
+        self.backlinks: dict[str, list[str]] = {}
+        for n in self.notes:
+            for target in dict.fromkeys(r for _t, r in self.links[n] if r is not None and r != n):
+                self.backlinks.setdefault(target, []).append(n)
+
+    def resolve(self, target: str) -> str | None:
+        """The note a ``[[target]]`` link points to: a vault path (with or without ``.md``), else the
+        shortest-path note with that name (case-insensitive, like on macOS)."""
+        t = target.strip().removesuffix(".md").lower()
+        if t in self._paths:
+            return self._paths[t]
+        cands = self._names.get(t.rsplit("/", 1)[-1])
+        return cands[0] if cands else None
+
+
 class TreeList(ListView):
     """The file tree: a list whose rows are indented by depth; the accessibility tree names rows
     without the indentation and the disclosure arrow, and says which rows are folders. A right click
@@ -145,6 +215,12 @@ class ObsidianApp(App):
         self.side = "Files"  # left sidebar: Files | Search
         self.search_query = ""
         self.collapsed: set[str] = set()  # folders collapsed in the file tree
+        # disk reads are memoized per desktop event, shell command and app change (see _memo_key)
+        self._current_key: tuple | None = None
+        self._current: dict[str, Any] | None = None
+        self._index_key: tuple | None = None
+        self._index: VaultIndex | None = None
+        self._written: set[str] = set()  # notes this app wrote since the last scan: read them again
 
     # ------------------------------------------------------------------ vault registry
     @property
@@ -164,6 +240,13 @@ class ObsidianApp(App):
     def _write_registry(self, vaults: dict[str, dict[str, Any]]) -> None:
         self.registry_path.parent.mkdir(parents=True, exist_ok=True)
         self.registry_path.write_text(json.dumps({"vaults": vaults}, indent=2) + "\n", encoding="utf-8")
+        self._current_key = None
+
+    def _memo_key(self) -> tuple:
+        """Disk state can only have changed when the desktop handled an event (gen), a shell command ran
+        (fs_epoch) or this app wrote something (version)."""
+        d = self.desktop
+        return (d.gen, getattr(d, "fs_epoch", 0), self.version, self.vault_id)
 
     def _vault_root(self, entry: dict[str, Any]) -> Path | None:
         try:
@@ -182,6 +265,13 @@ class ObsidianApp(App):
         return out
 
     def current(self) -> dict[str, Any] | None:
+        """The vault shown: the one picked in the app, else the registry's open one, else the first."""
+        key = self._memo_key()
+        if key != self._current_key:
+            self._current, self._current_key = self._find_current(), key
+        return self._current
+
+    def _find_current(self) -> dict[str, Any] | None:
         vs = self.vaults()
         for v in vs:
             if v["id"] == self.vault_id:
@@ -247,26 +337,30 @@ class ObsidianApp(App):
             self._show_main()
 
     # ------------------------------------------------------------------ notes on disk
-    @staticmethod
-    def note_paths(root: Path) -> list[str]:
-        """Every ``.md`` note of the vault at ``root`` as a vault path, sorted; hidden folders skipped."""
-        out = []
-        for dirpath, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            rel = Path(dirpath).relative_to(root)
-            for f in files:
-                if f.endswith(".md") and not f.startswith("."):
-                    out.append(str(rel / f) if str(rel) != "." else f)
-        return sorted(out, key=str.lower)
+    def index(self, root: Path | None = None) -> VaultIndex | None:
+        """The scan of the vault at ``root`` (default: the current vault), memoized (see ``_memo_key``)."""
+        if root is None:
+            v = self.current()
+            if v is None:
+                return None
+            root = v["root"]
+        key = self._memo_key() + (str(root),)
+        if key != self._index_key or self._index is None:
+            entries = scan_vault(root)
+            prev = self._index if self._index is not None and self._index.root == root else None
+            if prev is None or prev.entries != entries or self._written:
+                # a write within the file system's timestamp tick may leave size and mtime as they were
+                self._index = VaultIndex(root, entries, prev, frozenset(self._written))
+            self._written.clear()
+            self._index_key = key
+        return self._index
 
-    @staticmethod
-    def folder_paths(root: Path) -> list[str]:
-        out = []
-        for dirpath, dirs, _files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            rel = Path(dirpath).relative_to(root)
-            out += [str(rel / d) if str(rel) != "." else d for d in dirs]
-        return sorted(out, key=str.lower)
+    def note_paths(self, root: Path) -> list[str]:
+        """Every ``.md`` note of the vault at ``root`` as a vault path, sorted; hidden folders skipped."""
+        return list(self.index(root).notes)
+
+    def folder_paths(self, root: Path) -> list[str]:
+        return list(self.index(root).folders)
 
     def _inside(self, root: Path, rel: str) -> Path:
         p = (root / rel).resolve()
@@ -275,6 +369,9 @@ class ObsidianApp(App):
         return root / rel
 
     def read(self, root: Path, rel: str) -> str:
+        idx = self.index(root)
+        if rel in idx.texts:
+            return idx.texts[rel]
         try:
             return self._inside(root, rel).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -284,30 +381,21 @@ class ObsidianApp(App):
         p = self._inside(root, rel)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
+        self._written.add(rel)
         self.touch()
 
-    def resolve_link(self, root: Path, target: str, notes: list[str] | None = None) -> str | None:
-        """The note a ``[[target]]`` link points to: a vault path (with or without ``.md``), else the
-        shortest-path note with that name (case-insensitive, like on macOS)."""
-        notes = self.note_paths(root) if notes is None else notes
-        t = target.strip().removesuffix(".md").lower()
-        for n in notes:
-            if n[:-3].lower() == t:
-                return n
-        base = t.rsplit("/", 1)[-1]
-        cands = [n for n in notes if n[:-3].rsplit("/", 1)[-1].lower() == base]
-        return min(cands, key=lambda n: (n.count("/"), n)) if cands else None
+    def resolve_link(self, root: Path, target: str) -> str | None:
+        """The note a ``[[target]]`` link points to (see :meth:`VaultIndex.resolve`)."""
+        return self.index(root).resolve(target)
 
     def backlinks(self, root: Path, rel: str) -> list[str]:
         """Notes with a wiki link that resolves to ``rel``."""
-        notes = self.note_paths(root)
-        return [n for n in notes if n != rel
-                and any(self.resolve_link(root, t, notes) == rel for t in wiki_links(self.read(root, n)))]
+        return list(self.index(root).backlinks.get(rel, []))
 
     def tag_counts(self, root: Path) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for n in self.note_paths(root):
-            for t in note_tags(self.read(root, n)):
+        for tags in self.index(root).tags.values():
+            for t in tags:
                 counts[t] = counts.get(t, 0) + 1
         return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].lower())))
 
@@ -316,11 +404,12 @@ class ObsidianApp(App):
         terms = _split_terms(query)
         if not terms:
             return []
+        idx = self.index(root)
         out = []
-        for n in self.note_paths(root):
-            text = self.read(root, n)
+        for n in idx.notes:
+            text = idx.texts[n]
             low = text.lower()
-            tags = [t.lower() for t in note_tags(text)]
+            tags = [t.lower() for t in idx.tags[n]]
             ok, first = True, None
             for term in terms:
                 neg = term.startswith("-") and len(term) > 1
@@ -473,8 +562,8 @@ class ObsidianApp(App):
         dst = self._inside(root, new_rel)
         if dst.exists() and dst.resolve() != src.resolve():
             raise ValueError(f"A file named {new_name!r} already exists in {parent or v['name']!r}.")
-        notes_before = self.note_paths(root)
-        linking = {n: self.read(root, n) for n in notes_before} if is_note else {}
+        before = self.index(root)  # links resolve as they did before the rename
+        linking = dict(before.texts) if is_note else {}
         src.rename(dst)
         if is_note:
             new_stem = new_rel[:-3]
@@ -483,7 +572,7 @@ class ObsidianApp(App):
 
                 def swap(m: re.Match) -> str:
                     target = m.group(1).strip()
-                    if self.resolve_link(root, target, notes_before) != rel:
+                    if before.resolve(target) != rel:
                         return m.group(0)
                     repl = new_stem if "/" in target else new_stem.rsplit("/", 1)[-1]
                     return m.group(0).replace(target, repl, 1)
@@ -622,21 +711,9 @@ class ObsidianApp(App):
         return win
 
     def _signature(self) -> Any:
-        """What on disk the window shows: the registry and every note's size and mtime."""
-        v = self.current()
-        if v is None:
-            return None
-        out = [v["id"]]
-        for dirpath, dirs, files in os.walk(v["root"]):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            out.append(dirpath)
-            for f in sorted(files):
-                try:
-                    st = os.stat(os.path.join(dirpath, f))
-                except OSError:
-                    continue
-                out.append((f, st.st_size, st.st_mtime_ns))
-        return tuple(out)
+        """What on disk the window shows: the vault and every entry's size and mtime."""
+        idx = self.index()
+        return None if idx is None else (str(idx.root), idx.entries)
 
     def open_vault_chooser(self) -> Window:
         for w in self.windows:
@@ -865,28 +942,17 @@ class ObsidianApp(App):
     # ------------------------------------------------------------------ main window
     def _tree_rows(self, root: Path) -> list[Row]:
         rows: list[Row] = []
-
-        def walk(folder: Path, rel: str, depth: int) -> None:
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: (not e.is_dir(), e.name.lower()))
-            except OSError:
-                return
-            for e in entries:
-                if e.name.startswith("."):
-                    continue
-                r = (rel + "/" if rel else "") + e.name
-                pad = "    " * depth
-                if e.is_dir():
-                    arrow = "▸ " if r in self.collapsed else "▾ "
-                    rows.append(Row("d:" + r, [pad + arrow + e.name], icon="folder"))
-                    if r not in self.collapsed:
-                        walk(Path(e.path), r, depth + 1)
-                elif e.name.endswith(".md"):
-                    rows.append(Row("f:" + r, [pad + "    " + e.name[:-3]]))
-                else:
-                    rows.append(Row("o:" + r, [pad + "    " + e.name], color="secondary_text"))
-
-        walk(root, "", 0)
+        for r, is_dir, _size, _mtime in self.index(root).entries:  # depth first, folders first
+            parts = r.split("/")
+            if any("/".join(parts[:i]) in self.collapsed for i in range(1, len(parts))):
+                continue  # inside a collapsed folder
+            pad, name = "    " * (len(parts) - 1), parts[-1]
+            if is_dir:
+                rows.append(Row("d:" + r, [pad + ("▸ " if r in self.collapsed else "▾ ") + name], icon="folder"))
+            elif name.endswith(".md"):
+                rows.append(Row("f:" + r, [pad + "    " + name[:-3]]))
+            else:
+                rows.append(Row("o:" + r, [pad + "    " + name], color="secondary_text"))
         return rows
 
     def _tree_select(self, key: str) -> None:
@@ -1015,7 +1081,6 @@ class ObsidianApp(App):
                              f"   {len(text)} character{'s' if len(text) != 1 else ''}", 11, color="secondary_text",
                              align="right", key="obsidian:status"))
             # right sidebar: backlinks, outgoing links, tags of the open note
-            notes = self.note_paths(root)
             y = 36
             out.append(Label((ex1 + 12, y, right - 24, 20), f"Linked mentions ({len(back)})", 12, "bold", key="obsidian:bl"))
             out.append(ListView("obsidian:backlinks", (ex1 + 1, y + 22, right - 2, 150),
@@ -1026,7 +1091,7 @@ class ObsidianApp(App):
             links = []
             for t in wiki_links(text):
                 if t not in [x[0] for x in links]:
-                    links.append((t, self.resolve_link(root, t, notes)))
+                    links.append((t, self.resolve_link(root, t)))
             out.append(Label((ex1 + 12, y, right - 24, 20), f"Outgoing links ({len(links)})", 12, "bold", key="obsidian:ol"))
             out.append(ListView("obsidian:outgoing", (ex1 + 1, y + 22, right - 2, 150),
                                 [Row(("f:" + r) if r else ("u:" + t), [t], color=None if r else "secondary_text",

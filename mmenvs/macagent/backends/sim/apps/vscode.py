@@ -206,6 +206,17 @@ class VSCodeApp(App):
         self.collapsed: set[str] = set()
         self._ids = 0
         self.message = ""  # the last notification (bottom right), e.g. an error writing settings
+        self._memo: dict[str, tuple[tuple, Any]] = {}
+
+    def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` memoized until the desktop handles an event (gen), a shell command runs (fs_epoch)
+        or this app changes something (version): disk state cannot change in between."""
+        d = self.desktop
+        key = (d.gen, getattr(d, "fs_epoch", 0), self.version)
+        hit = self._memo.get(name)
+        if hit is None or hit[0] != key:
+            hit = self._memo[name] = (key, compute())
+        return hit[1]
 
     # ------------------------------------------------------------------ settings
     @property
@@ -214,6 +225,10 @@ class VSCodeApp(App):
 
     def read_settings(self) -> tuple[dict[str, Any], str | None]:
         """(user settings, error): a missing file is no settings; a broken one gives its error."""
+        data, err = self._cached("settings", self._read_settings)
+        return dict(data), err
+
+    def _read_settings(self) -> tuple[dict[str, Any], str | None]:
         try:
             text = self.settings_file.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -303,6 +318,9 @@ class VSCodeApp(App):
 
     def installed(self) -> list[dict[str, Any]]:
         """Installed extensions (``id``, ``version``, ``name``): entries of extensions.json whose folder exists."""
+        return list(self._cached("installed", self._installed))
+
+    def _installed(self) -> list[dict[str, Any]]:
         out = []
         for e in self._index():
             rel = e.get("relativeLocation") or ""
@@ -698,6 +716,9 @@ class VSCodeApp(App):
 
     def _signature(self) -> Any:
         """What on disk the window shows: the folder's files, open files, settings and extensions."""
+        return self._cached("signature", self._disk_signature)
+
+    def _disk_signature(self) -> Any:
         out: list[Any] = []
         paths = [self.settings_file, self.extensions_dir / "extensions.json"] + [t.path for t in self.tabs if t.path]
         for p in paths:
