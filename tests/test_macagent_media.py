@@ -56,15 +56,12 @@ def sh(backend: SimBackend, command: str) -> tuple[str, str, int]:
 
 
 def opened(path: Path) -> Image.Image:
+    """The image at ``path``, loaded (the file is closed), with the format Pillow detected."""
     with Image.open(path) as im:
         im.load()
-        return im.copy() if im.format is None else _keep_format(im)
-
-
-def _keep_format(im: Image.Image) -> Image.Image:
-    copy = im.copy()
-    copy.format = im.format  # type: ignore[misc]
-    return copy
+        copy = im.copy()
+        copy.format = im.format  # type: ignore[misc]
+        return copy
 
 
 # ------------------------------------------------------------------------------------------ registry
@@ -72,8 +69,9 @@ def _keep_format(im: Image.Image) -> Image.Image:
 def test_media_tools_are_a_cli_app_not_a_desktop_app(backend):
     assert "Media Tools" in CLI_APPS and "Media Tools" in APPS and "Media Tools" not in SIM_APPS
     assert "Media Tools" not in backend._desk().apps
-    spotlight_names = [a.name.lower() for a in backend._desk().apps.values()]
-    assert "media tools" not in spotlight_names
+    assert [hit for hit in backend._desk().spotlight.hits("media") if hit[0] == "app"] == []
+    out, err, code = sh(backend, "open -a 'Media Tools'")
+    assert (code, err) == (1, "Unable to find application named 'Media Tools'\n")
 
 
 # ------------------------------------------------------------------------------------------ sips

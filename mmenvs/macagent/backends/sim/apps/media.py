@@ -704,7 +704,7 @@ class MediaTools(App):
         try:
             audio = read_audio(src.read_bytes())
         except AudioError:
-            return "", f"Error: ExtAudioFileOpenURL failed ('typ?')\n", 1
+            return "", "Error: ExtAudioFileOpenURL failed ('typ?')\n", 1
         if file_type is None:
             if len(files) < 2:
                 file_type = audio.file_type
