@@ -62,3 +62,24 @@ def test_rendered_layer_cache_is_bounded(tmp_path: Path) -> None:
         assert kinds.count("base") == desktop_module._LayerCache.LIMITS["base"]
     finally:
         be.close()
+
+
+def test_office_documents_are_written_and_read_without_their_libraries_in_the_env_process() -> None:
+    # Pages exports Word and PDF, Keynote PowerPoint; the checkpoints read them back. The oracle must
+    # still pass, and python-docx / python-pptx / pypdf / lxml must never load in the env process.
+    code = ("import json, sys, gymnasium as gym, mmenvs\n"
+            "from mmenvs.baselines import OracleAgent\n"
+            "env = gym.make('MacAgent-v0'); agent = OracleAgent(); agent.bind(env.unwrapped)\n"
+            "scores = []\n"
+            "for task in ('pages-title-style-word-v0', 'pages-export-pdf-v0', 'keynote-theme-deck-pptx-v0'):\n"
+            "    obs, info = env.reset(options={'task_id': task}); agent.reset(info); done = False\n"
+            "    while not done:\n"
+            "        obs, r, term, trunc, info = env.step(agent.act(obs, info)); done = term or trunc\n"
+            "    scores.append(info['score'])\n"
+            "env.close()\n"
+            "print(json.dumps([scores, sorted(m for m in ('docx', 'pptx', 'pypdf', 'lxml', 'openpyxl') if m in sys.modules)]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    scores, loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert scores == [1.0, 1.0, 1.0]
+    assert loaded == []

@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from mmenvs.macagent.backends.base import BackendError, MacBackend, ShellOutput
+from mmenvs.macagent import documents
 
 TAGS = ("research", "app_state", "content_match", "file_ops", "system_config")
 GETTER_TYPES = ("shell", "applescript", "python")
@@ -325,39 +326,31 @@ def xlsx_cells(ctx: GetterContext, path: str, cells: list[str] | None = None,
 def pdf_text(ctx: GetterContext, path: str, page: int | None = None) -> str | None:
     """The text of the PDF at ``path`` (pypdf's extraction, each line stripped; pages joined by
     newlines), or of page ``page`` (1-based) only; ``None`` if the file is missing."""
-    import io
-
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    data = _read_bytes(ctx, path)
-    if data is None:
+    pages = _read_document(ctx, path, documents.pdf_pages)
+    if pages is None:
         return None
-    try:
-        pages = PdfReader(io.BytesIO(data)).pages
-        if page is not None and not 1 <= page <= len(pages):
-            raise GetterError(f"pdf_text: {path} has {len(pages)} page(s), asked for page {page}")
-        texts = [p.extract_text() for p in (pages if page is None else [pages[page - 1]])]
-        return "\n".join(line.strip() for t in texts for line in t.strip().splitlines())
-    except (PdfReadError, ValueError) as exc:
-        raise GetterError(f"{path} is not a readable PDF ({exc})") from None
+    if page is not None and not 1 <= page <= len(pages):
+        raise GetterError(f"pdf_text: {path} has {len(pages)} page(s), asked for page {page}")
+    texts = pages if page is None else [pages[page - 1]]
+    return "\n".join(line.strip() for t in texts for line in t.strip().splitlines())
 
 
 @getter("pdf_page_count")
 def pdf_page_count(ctx: GetterContext, path: str) -> int | None:
     """How many pages the PDF at ``path`` has (``None`` if missing)."""
-    import io
+    pages = _read_document(ctx, path, documents.pdf_pages)
+    return None if pages is None else len(pages)
 
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
+def _read_document(ctx: GetterContext, path: str, reader: Callable[[bytes], Any]) -> Any:
+    """``reader`` (one of :mod:`mmenvs.macagent.documents`) over the file's bytes; None if it is missing."""
     data = _read_bytes(ctx, path)
     if data is None:
         return None
     try:
-        return len(PdfReader(io.BytesIO(data)).pages)
-    except (PdfReadError, ValueError) as exc:
-        raise GetterError(f"{path} is not a readable PDF ({exc})") from None
+        return reader(data)
+    except documents.DocumentError as exc:
+        raise GetterError(f"{path} is {exc}") from None
 
 
 @getter("docx_paragraphs")
@@ -365,24 +358,11 @@ def docx_paragraphs(ctx: GetterContext, path: str, with_style: bool = False,
                     skip_blank: bool = True) -> list[Any] | None:
     """The paragraphs of the Word document at ``path`` in order (text, or ``{"style", "text"}`` with
     ``with_style``); blank ones dropped unless ``skip_blank`` is false; ``None`` if missing."""
-    import io
-    import zipfile
-
-    import docx
-
-    data = _read_bytes(ctx, path)
-    if data is None:
+    paragraphs = _read_document(ctx, path, documents.docx_paragraphs)
+    if paragraphs is None:
         return None
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise GetterError(f"{path} is not a Word .docx document ({exc})") from None
-    out: list[Any] = []
-    for p in document.paragraphs:
-        if skip_blank and not p.text.strip():
-            continue
-        out.append({"style": p.style.name if p.style is not None else "", "text": p.text} if with_style else p.text)
-    return out
+    return [{"style": style, "text": text} if with_style else text
+            for style, text in paragraphs if not (skip_blank and not text.strip())]
 
 
 @getter("pptx_slides")
@@ -390,30 +370,12 @@ def pptx_slides(ctx: GetterContext, path: str, field: str | None = None) -> list
     """The slides of the PowerPoint deck at ``path`` as ``{"title", "body", "notes"}`` dicts (body: the
     text of the other placeholders and text boxes, one paragraph a line), or just one ``field`` of each
     (``"title"`` gives the list of slide titles); ``None`` if the file is missing."""
-    import io
-    import zipfile
-
-    from pptx import Presentation
-
     if field not in (None, "title", "body", "notes"):
         raise GetterError(f"pptx_slides: field must be title, body or notes, got {field!r}")
-    data = _read_bytes(ctx, path)
-    if data is None:
+    slides = _read_document(ctx, path, documents.pptx_slides)
+    if slides is None:
         return None
-    try:
-        deck = Presentation(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise GetterError(f"{path} is not a PowerPoint .pptx deck ({exc})") from None
-    slides = []
-    for slide in deck.slides:
-        title_shape = slide.shapes.title
-        title_id = title_shape.shape_id if title_shape is not None else None
-        body = [shape.text_frame.text for shape in slide.shapes
-                if shape.has_text_frame and shape.shape_id != title_id and shape.text_frame.text.strip()]
-        notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
-        slides.append({"title": title_shape.text_frame.text if title_shape is not None else "",
-                       "body": "\n".join(body), "notes": notes})
-    return slides if field is None else [s[field] for s in slides]
+    return [dict(s) for s in slides] if field is None else [s[field] for s in slides]
 
 
 @getter("iwork_document")

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmenvs.core.offload import in_child_process
+
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ....applescript.values import Constant, FileRef
@@ -253,6 +255,7 @@ def write_slides_pdf(path: Path, slides: list[Slide], *, title: str = "") -> Non
     c.save()
 
 
+@in_child_process  # python-docx/python-pptx + lxml: ~15 MB each, never kept in the env process
 def write_docx(path: Path, blocks: list[Block], *, base_size: float = 12) -> None:
     """Export as a Word document: Title/Subtitle/Heading 1–2/List Bullet styles, tables in the
     "Table Grid" style, page breaks."""
@@ -295,6 +298,7 @@ _PPTX_LAYOUTS = {"Title": 0, "Title & Subtitle": 0, "Title & Bullets": 1, "Title
                  "Title & Photo": 5, "Photo": 6, "Blank": 6}
 
 
+@in_child_process  # python-docx/python-pptx + lxml: ~15 MB each, never kept in the env process
 def write_pptx(path: Path, slides: list[Slide]) -> None:
     """Export as a PowerPoint deck (16:9): each slide on the matching layout, title and body in
     their placeholders (body lines become paragraphs), presenter notes in the notes page."""
