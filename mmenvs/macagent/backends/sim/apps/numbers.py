@@ -896,7 +896,7 @@ class NumbersApp(App):
                 self.desktop.raise_window(w)
                 return w
         names = list(TEMPLATES)
-        W, H = 820, 520
+        W, H = 820, 400
         x, y = self.desktop.cascade_origin(W, H)
         form = {"i": 0}
         tile_w, tile_h, per_row, left, top = 140, 150, 5, 30, 70
