@@ -80,6 +80,39 @@ def _gui_step_rows(be: SimBackend) -> list[dict[str, Any]]:
     return rows
 
 
+def _editor_app_rows(be: SimBackend) -> list[dict[str, Any]]:
+    """Typing in the apps that read their state from disk on every redraw: Obsidian over a 60-note vault
+    (the vault index is rebuilt per keystroke: the note is saved as typed) and VS Code in an 80-file folder."""
+    home = be.home
+    root = home / "Documents" / "Work"
+    for i in range(60):
+        p = root / f"Area {i % 6}" / f"Note {i}.md"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f"# Note {i}\nSee [[Note {(i + 1) % 60}]] and [[Note {(i + 7) % 60}]] #tag{i % 5}\n" + "words " * 60)
+    be.run_shell("mkdir -p ~/Library/Application\\ Support/obsidian && printf '{\"vaults\":{\"b1\":{\"path\":\"%s\","
+                 "\"open\":true}}}' \"$HOME/Documents/Work\" > ~/Library/Application\\ Support/obsidian/obsidian.json && "
+                 "open 'obsidian://open?vault=Work&file=Note%203'")
+    be.screenshot()
+
+    def type_char() -> None:
+        be.type_text("a")
+        be.screenshot()
+
+    rows = [timing_row("macagent sim: typing in Obsidian (60-note vault) + screenshot", measure(type_char, repeat=40, warmup=3),
+                       target_ms=10.0, note="each keystroke saves the note; backlinks, tags and the tree come from "
+                                            "the vault index, rebuilt only for changed files")]
+    for i in range(80):
+        p = home / "Projects" / "app" / f"pkg{i % 8}" / f"mod{i}.py"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("value = 1\n" * 30)
+    be.run_shell("code -g ~/Projects/app/pkg0/mod0.py:3")
+    be.screenshot()
+    rows.append(timing_row("macagent sim: typing in VS Code (80-file folder open) + screenshot",
+                           measure(type_char, repeat=40, warmup=3), target_ms=10.0,
+                           note="settings.json, extensions and the folder listing are read once per event"))
+    return rows
+
+
 def _reset_rows(be: SimBackend, home: Path) -> list[dict[str, Any]]:
     k = {"i": 0}
 
@@ -143,6 +176,8 @@ def workloads() -> list[dict[str, Any]]:
             be.reset(now=NOW, home=home)
             be.app("Notes").add_note("Project Ideas", "First idea")
             rows += _shell_rows(be)
+            be.reset(now=NOW, home=home)
+            rows += _editor_app_rows(be)
             for app in dock_apps():  # every app's window on screen at once: the most the desktop draws
                 be.open_app(app)
                 be.screenshot()

@@ -155,8 +155,17 @@ class VaultIndex:
         self._names: dict[str, list[str]] = {}
         for n in sorted(self.notes, key=lambda n: (n.count("/"), n)):
             self._names.setdefault(n[:-3].rsplit("/", 1)[-1].lower(), []).append(n)
-        self.links = {n: [(t, self.resolve(t)) for t in wiki_links(self.texts[n])] for n in self.notes}
-        self.tags = {n: note_tags(self.texts[n]) for n in self.notes}
+        # parsing is redone only for notes whose text changed; resolving only when the set of notes did
+        same_notes = previous is not None and previous.notes == self.notes
+        self.links: dict[str, list[tuple[str, str | None]]] = {}
+        self.tags: dict[str, list[str]] = {}
+        for n in self.notes:
+            if previous is not None and previous.texts.get(n) is self.texts[n]:
+                self.tags[n] = previous.tags[n]
+                self.links[n] = previous.links[n] if same_notes else [(t, self.resolve(t)) for t, _r in previous.links[n]]
+            else:
+                self.tags[n] = note_tags(self.texts[n])
+                self.links[n] = [(t, self.resolve(t)) for t in wiki_links(self.texts[n])]
         self.backlinks: dict[str, list[str]] = {}
         for n in self.notes:
             for target in dict.fromkeys(r for _t, r in self.links[n] if r is not None and r != n):
