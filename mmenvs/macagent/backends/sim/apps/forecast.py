@@ -172,7 +172,7 @@ _POINTS16 = ("N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW",
 
 
 # ------------------------------------------------------------------------------------------- model
-@dataclass
+@dataclass(slots=True)
 class Hour:
     """One local hour of a day's forecast (metric units)."""
 
@@ -196,7 +196,7 @@ class Hour:
         return 6 <= self.time.hour < 19
 
 
-@dataclass
+@dataclass(slots=True)
 class Day:
     """A city's forecast for one local date (°C, km/h, mm, %)."""
 
@@ -252,7 +252,7 @@ def _seed(*parts: Any) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _z(city_key: str, d: date) -> float:
     """The day's standard-normal weather anomaly (shared with the next days for some persistence)."""
     return float(np.random.default_rng(_seed("anomaly", city_key, d.isoformat())).standard_normal())
@@ -283,7 +283,7 @@ def sun_times(city: City, d: date) -> tuple[datetime, datetime]:
     return rise, sset
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # a day with its hours is about 6 KB: the cache stays near 3 MB
 def base_day(city: City, d: date) -> Day:
     """The generated (unpinned) forecast of ``city`` on local date ``d``."""
     rng = np.random.default_rng(_seed("day", city.key, d.isoformat()))
