@@ -161,6 +161,16 @@ def test_gh_finds_the_repository_from_the_clone_it_runs_in(b: SimBackend) -> Non
     assert out.exit_code == 1 and "none of the git remotes configured for this repository point to a known GitHub host" in out.stderr
 
 
+def test_issue_body_from_a_file(b: SimBackend) -> None:
+    b.run_shell("mkdir -p ~/w && printf 'Steps:\\n1. run it\\n' > ~/w/body.md")
+    out, _ = gh(b, f"issue create {R} --title 'From a file' --body-file ~/w/body.md")
+    assert gh_json(b, f"issue view 33 {R} --json body")["body"] == "Steps:\n1. run it\n"
+    _, err = gh(b, f"issue comment 33 {R} --body-file nowhere.md", ok=False)
+    assert "open nowhere.md: no such file or directory" in err
+    _, err = gh(b, f"issue comment 33 {R} --body-file -", ok=False)
+    assert "standard input" in err
+
+
 def test_gh_api_writes_and_reads(b: SimBackend) -> None:
     out, _ = gh(b, "api repos/nimbus-dev/nimbus-cli/issues -f title='Add --quiet' -f body=please -f 'labels[]=cli' --jq .number")
     assert out == "21\n"

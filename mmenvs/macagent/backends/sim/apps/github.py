@@ -713,7 +713,7 @@ class GitHubApp(App):
     # ------------------------------------------------------------------ gh
     def run_command(self, argv: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
         try:
-            return _Gh(self, _origin_repo(ctx)).run(argv[1:])
+            return _Gh(self, _origin_repo(ctx), ctx).run(argv[1:])
         except _Usage as e:
             return "", str(e).rstrip("\n") + "\n", 1
         except GitHubError as e:
@@ -878,8 +878,9 @@ def _parse(cmd: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
 class _Gh:
     """One ``gh`` invocation (non-interactive: the shell is not a terminal, so output is the machine-readable form)."""
 
-    def __init__(self, app: GitHubApp, origin: str | None = None) -> None:
+    def __init__(self, app: GitHubApp, origin: str | None = None, ctx: CommandContext | None = None) -> None:
         self.app = app
+        self.ctx = ctx
         self.st = app.hub
         self.origin = origin  # OWNER/REPO of the git clone the shell is in (its github.com remote), if any
 
@@ -1045,9 +1046,15 @@ class _Gh:
                 f"number:\t{it.number}\n--\n{it.body}\n"), "", 0
 
     def _body(self, opts: dict[str, Any]) -> str | None:
-        if "--body-file" in opts:
-            raise _Usage("--body-file is not supported by the simulator's gh; pass the text with --body")
-        return opts.get("--body")
+        if "--body-file" not in opts:
+            return opts.get("--body")
+        name = opts["--body-file"]
+        if name == "-" or self.ctx is None:
+            raise _Usage("--body-file - (standard input) is not supported by the simulator's gh; give a file or --body")
+        try:
+            return self.ctx.resolve(name).read_text(encoding="utf-8")
+        except (OSError, ValueError) as e:
+            raise _Usage(f"open {name}: no such file or directory" if isinstance(e, FileNotFoundError) else f"{name}: {e}") from None
 
     def issue_create(self, opts: dict[str, Any], pos: list[str]) -> tuple[str, str, int]:
         repo = self._repo(opts)
