@@ -404,3 +404,61 @@ def test_images_written_by_sips_read_back_through_the_image_size_getter(backend,
     sh(backend, "sips -z 17 23 ~/Desktop/pic.png --out ~/Desktop/odd.png")
     assert GETTERS["image_size"](GetterContext(backend), path="~/Desktop/odd.png") == [23, 17]
     assert io.BytesIO((home / "Desktop" / "odd.png").read_bytes()).read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------------------------------ Image Events (AppleScript)
+
+def test_image_events_opens_transforms_and_saves(backend, home):
+    result = backend.run_applescript('''tell application "Image Events"
+    launch
+    set img to open POSIX file "/Users/user/Desktop/pic.png"
+    set sizeBefore to dimensions of img
+    scale img to size 20
+    rotate img to angle 90
+    set sizeAfter to dimensions of img
+    save img as JPEG in POSIX file "/Users/user/Desktop/pic.jpg"
+    close img
+    return {sizeBefore, sizeAfter}
+end tell''')
+    assert result == "40, 30, 15, 20"
+    saved = opened(home / "Desktop" / "pic.jpg")
+    assert (saved.format, saved.size) == ("JPEG", (15, 20))
+    assert opened(home / "Desktop" / "pic.png").size == (40, 30)  # saved elsewhere: the original is untouched
+    # background-only: launching it did not take the front from Finder, and nothing is left open
+    assert backend._desk().active.name == "Finder"
+    assert backend.app_state("Image Events") == {"running": True, "images": []}
+
+
+def test_image_events_flip_crop_pad_and_properties(backend, home):
+    result = backend.run_applescript('''tell application "Image Events"
+    set img to open "/Users/user/Desktop/pic.png"
+    flip img with horizontal
+    crop img to dimensions {10, 6}
+    pad img to dimensions {20, 10} with pad color {0, 0, 65535}
+    save img
+    get {dimensions, file type, bit depth, color space, name} of img
+end tell''')
+    assert result == "20, 10, PNG, millions of colors, RGB, pic.png"
+    img = opened(home / "Desktop" / "pic.png").convert("RGB")
+    assert img.size == (20, 10) and img.getpixel((0, 0)) == (0, 0, 255) and img.getpixel((10, 5)) == (128, 128, 128)
+    assert backend.run_applescript('tell application "Image Events" to get name of every image') == "pic.png"
+    out = backend.run_shell("osascript -e 'tell application \"Image Events\" to get dimensions of image \"pic.png\"'")
+    assert out.stdout == "20, 10\n"
+
+
+def test_image_events_errors(backend, home):
+    from mmenvs.macagent.applescript import AppleScriptError
+
+    cases = {
+        'open POSIX file "/Users/user/Desktop/none.png"':
+            "The file “none.png” couldn’t be opened because there is no such file. (-43)",
+        'open POSIX file "/etc/hosts"': "Image Events can only reach files in the home folder",
+        'save (open POSIX file "/Users/user/Desktop/pic.png") as PSD': "saves JPEG, PNG, TIFF, BMP and GIF, not PSD",
+        'flip (open POSIX file "/Users/user/Desktop/pic.png")': "Some parameter is missing for flip",
+        'scale (open POSIX file "/Users/user/Desktop/pic.png") to size 0': "to size needs a positive whole number of pixels",
+    }
+    (home / "Desktop" / "notes.txt").write_text("not a picture")
+    cases['open POSIX file "/Users/user/Desktop/notes.txt"'] = "Can’t make file “notes.txt” into type image."
+    for command, message in cases.items():
+        with pytest.raises(AppleScriptError, match=message.replace("(", "\\(").replace(")", "\\)")):
+            backend.run_applescript(f'tell application "Image Events" to {command}')

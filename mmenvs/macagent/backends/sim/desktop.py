@@ -169,6 +169,9 @@ class Desktop(EventRouter):
         if not app.running:
             app.launch()
             app.running = True
+        if app.background_only:  # no windows, no menu bar: it just runs
+            self.gen += 1
+            return
         app.hidden = False
         self.active = app
         mine = [w for w in self.windows if w.app is app]

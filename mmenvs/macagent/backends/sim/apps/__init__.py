@@ -30,6 +30,7 @@ APP_MODULES: dict[str, str] = {
     "GitHub": "github:GitHubApp",
     "Obsidian": "obsidian:ObsidianApp",
     "Visual Studio Code": "vscode:VSCodeApp",
+    "Image Events": "imageevents:ImageEventsApp",
     "System Settings": "settings:SettingsApp",
 }
 

@@ -37,6 +37,8 @@ class App:
     bundle_id = "com.apple.app"
     text_editing = True  # has an Edit menu acting on the focused text field
     in_dock = True
+    # a faceless app (LSBackgroundOnly, e.g. Image Events): launching it never brings it to the front
+    background_only = False
     # suffixes of the document types this app owns: Finder double-clicks and ``open`` send them here
     # (only the app's own formats: generic text goes to TextEdit)
     open_suffixes: frozenset[str] = frozenset()
