@@ -160,6 +160,8 @@ def test_wttr_j1_matches_the_app_and_has_three_days(b: SimBackend) -> None:
         assert all(isinstance(v, str) for v in d["hourly"][0].values() if not isinstance(v, list))
     assert data["current_condition"][0]["temp_C"] == str(round(fc.current(sf).temp))
     assert data["nearest_area"][0]["areaName"][0]["value"] == "San Francisco"
+    # 2026-05-01 was a full moon: three days later the moon wanes
+    assert data["weather"][0]["astronomy"][0]["moon_phase"] == "Waning Gibbous"
 
 
 def test_wttr_text_report_lists_three_days_and_flags(b: SimBackend) -> None:
@@ -177,6 +179,7 @@ def test_wttr_text_report_lists_three_days_and_flags(b: SimBackend) -> None:
 def test_wttr_unknown_place_and_help(b: SimBackend) -> None:
     out = b.run_shell("curl -s wttr.in/Gotham; echo code=$?")
     assert "Unknown location; please try ~Gotham" in out.stdout and "code=0" in out.stdout
+    assert sh(b, "curl -s 'wttr.in/~Eiffel+tower'").endswith("please try ~Eiffel tower\n")
     out = b.run_shell("curl -fs wttr.in/Gotham")
     assert out.exit_code == 22 and "returned error: 404" in out.stderr
     assert "format=j1" in sh(b, "curl -s wttr.in/:help")

@@ -544,7 +544,7 @@ def wttr(fc: Forecasts, url: str, browser: bool = False) -> tuple[int, str, str]
         city = find_city(loc)
         shown = loc.replace("+", " ")
     if city is None:
-        body = f"Unknown location; please try ~{loc}\n" if loc else "Unknown location\n"
+        body = f"Unknown location; please try ~{loc.lstrip('~')}\n"
         return (404, "text/plain", body) if not browser else (404, "text/html", f"<title>wttr.in</title><pre>{body}</pre>")
     try:
         if fmt == "j1" or fmt == "j2":
@@ -602,6 +602,8 @@ def _wind(kmh: float, deg: int, metric: bool) -> str:
 
 
 _MOON = ("🌑", "🌒", "🌓", "🌔", "🌕", "🌖", "🌗", "🌘")
+_MOON_PHASES = ("New Moon", "Waxing Crescent", "First Quarter", "Waxing Gibbous", "Full Moon", "Waning Gibbous",
+                "Last Quarter", "Waning Crescent")
 
 
 def _moon_day(d: date) -> int:
@@ -725,7 +727,8 @@ def wttr_json(fc: Forecasts, city: City, query: str, hourly: bool = True) -> dic
         day = fc.day(city, i)
         entry: dict[str, Any] = {
             "astronomy": [{"moon_illumination": str(int(50 - 50 * math.cos(2 * math.pi * _moon_day(day.date) / 29.53))),
-                           "moon_phase": "", "moonrise": "", "moonset": "", "sunrise": _ampm(day.sunrise), "sunset": _ampm(day.sunset)}],
+                           "moon_phase": _MOON_PHASES[int(_moon_day(day.date) / 29.53 * 8 + 0.5) % 8],
+                           "sunrise": _ampm(day.sunrise), "sunset": _ampm(day.sunset)}],
             "avgtempC": _s((day.high + day.low) / 2), "avgtempF": _s(c_to_f((day.high + day.low) / 2)),
             "date": day.date.isoformat(), "maxtempC": _s(day.high), "maxtempF": _s(c_to_f(day.high)),
             "mintempC": _s(day.low), "mintempF": _s(c_to_f(day.low)),
