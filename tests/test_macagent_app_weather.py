@@ -278,6 +278,16 @@ def test_app_shows_ten_days_hourly_strip_and_details(b: SimBackend) -> None:
     assert {"FEELS LIKE", "HUMIDITY", "SUNRISE", "SUNSET", "My Location"} <= names
 
 
+def test_times_follow_the_clock(b: SimBackend) -> None:
+    b.open_app("Weather")
+    def sf() -> str:
+        return [e[2] for e in elements(b) if e[0] == "AXRow" and e[1] == "San Francisco"][0]
+
+    assert " | 9:00 AM · " in sf()
+    b.advance_time(3600)
+    assert " | 10:00 AM · " in sf()
+
+
 def test_weather_has_no_dictionary_but_activates_and_quits(b: SimBackend) -> None:
     b.run_applescript('tell application "Weather" to activate')
     assert b.app("Weather").running and b.app("Weather").windows

@@ -138,7 +138,9 @@ class WeatherApp(App):
     def new_window(self) -> Window:
         w, h = 980, 640
         x, y = self.desktop.cascade_origin(w, h)
-        win = Window(self, "Weather", (x, y, w, h), self._build, title_h=52)
+        # the clock is part of what it shows (local times, "now" in the hourly strip): redraw as minutes pass
+        win = Window(self, "Weather", (x, y, w, h), self._build, title_h=52,
+                     signature=lambda: self.desktop.now.replace(second=0, microsecond=0))
         win.focus_key = "weather:cities"
         self.desktop.show_window(win)
         return win
