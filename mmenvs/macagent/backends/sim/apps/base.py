@@ -205,6 +205,7 @@ class App:
         """The app's state as JSON-able data (for Python getters)."""
         return {"running": self.running}
 
+
 def web_request(desktop: "Desktop", url: str, method: str = "GET", data: str | None = None,
                 browser: bool = False) -> tuple[int, str, str] | None:
     """The answer (status, content type, body) of the app whose ``web_hosts`` has ``url``'s host, or
