@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import re
 import shlex
 import struct
@@ -482,7 +481,8 @@ class MediaTools(App):
     # say reads its text from stdin when given none on the command line
     shell_commands = {"sips": False, "afinfo": False, "afconvert": False, "say": True}
     # the shell's python3 (and scripts it runs) is mmenvs' own interpreter: numpy, matplotlib, Pillow
-    shell_init = f"python3() {{ {shlex.quote(os.path.realpath(sys.executable))} \"$@\"; }}\nexport -f python3\n"
+    # (sys.executable as it is, not its realpath: in a virtualenv the link is what finds the venv)
+    shell_init = f"python3() {{ {shlex.quote(sys.executable)} \"$@\"; }}\nexport -f python3\n"
 
     def state(self) -> dict[str, Any]:
         """The tools keep no state: their results are files."""
