@@ -163,8 +163,9 @@ def test_keep_running_is_what_lets_a_daemon_outlive_its_command(tmp_path):
     def run(keep: tuple[str, ...]) -> tuple[str, str]:
         home = tmp_path / f"h{len(keep)}"
         home.mkdir()
-        with ShellSandbox(home, keep_running=keep, env={"TMUX_TMPDIR": "/tmp"}) as shell:
-            started = shell.run("tmux new-session -d -s k 'sleep 300'")
+        with ShellSandbox(home, keep_running=keep) as shell:
+            # sockets in the sandbox's home: never a host tmux server, whatever the isolation
+            started = shell.run("export TMUX_TMPDIR=$HOME; tmux new-session -d -s k 'sleep 300'")
             return started.notice, shell.run("tmux has-session -t k && echo up").stdout
 
     notice, status = run(())
@@ -174,8 +175,8 @@ def test_keep_running_is_what_lets_a_daemon_outlive_its_command(tmp_path):
 
 
 def test_keep_running_ends_with_reset_and_close(tmp_path):
-    with ShellSandbox(tmp_path, keep_running=("tmux: server",), env={"TMUX_TMPDIR": "/tmp"}) as shell:
-        shell.run("tmux new-session -d -s k 'sleep 300'")
+    with ShellSandbox(tmp_path, keep_running=("tmux: server",)) as shell:
+        shell.run("export TMUX_TMPDIR=$HOME; tmux new-session -d -s k 'sleep 300'")
         pids = [p for p in shell._current_pids() if Path(f"/proc/{p}/comm").read_text().strip() == "tmux: server"]
         assert len(pids) == 1
         shell.reset()
@@ -183,7 +184,7 @@ def test_keep_running_ends_with_reset_and_close(tmp_path):
         while alive(pids[0]) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert not alive(pids[0])
-        assert shell.run("tmux has-session -t k").exit_code == 1
+        assert shell.run("export TMUX_TMPDIR=$HOME; tmux has-session -t k").exit_code == 1
         shell.run("tmux new-session -d -s k2 'sleep 300'")
         pids = [p for p in shell._current_pids() if Path(f"/proc/{p}/comm").read_text().strip() == "tmux: server"]
     deadline = time.monotonic() + 5
