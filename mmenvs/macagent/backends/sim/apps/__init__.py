@@ -31,6 +31,8 @@ APP_MODULES: dict[str, str] = {
     "Obsidian": "obsidian:ObsidianApp",
     "Visual Studio Code": "vscode:VSCodeApp",
     "Image Events": "imageevents:ImageEventsApp",
+    "Obsidian": "obsidian:ObsidianApp",
+    "Visual Studio Code": "vscode:VSCodeApp",
     "System Settings": "settings:SettingsApp",
 }
 
