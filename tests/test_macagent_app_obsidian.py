@@ -145,6 +145,13 @@ def test_search_words_phrases_tags_and_exclusions(b: SimBackend) -> None:
     assert app.search(root, "nothing-matches-this") == [] and app.search(root, "") == []
     b.open_app("Obsidian")
     b.hotkey("command", "shift", "f")
+    # an empty query shows the vault's tags with their counts; a click searches the tag
+    assert [(e[1], e[2]) for e in elements(b) if e[0] == "AXRow"] == [
+        ("#todo", "2"), ("#idea", "1"), ("#review", "1"), ("#todo/later", "1")]
+    click(b, "AXRow", "#review")
+    assert b.app_state("Obsidian")["search"] == "tag:#review" and list_rows(b, "Search results") == ["Gamma"]
+    click(b, "AXTextField", "Search")
+    b.hotkey("command", "a")
     b.type_text("links")
     assert [e[1] for e in elements(b) if e[0] == "AXStaticText" and "result" in e[1]] == ["2 results"]
     click(b, "AXRow", "Gamma")

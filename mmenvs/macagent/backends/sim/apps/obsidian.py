@@ -1033,14 +1033,21 @@ class ObsidianApp(App):
             sed = win.editor("obsidian:search", self.search_query)
             out.append(TextField("obsidian:search", (10, 68, side - 20, 24), sed, placeholder="Search…", name="Search",
                                  on_change=self._set_query))
-            hits = self.search(root, self.search_query)
-            out.append(Label((12, 96, side - 24, 18), f"{len(hits)} result{'s' if len(hits) != 1 else ''}"
-                             if self.search_query.strip() else "Type to search note contents", 11,
-                             color="secondary_text", key="obsidian:searchcount"))
-            rows = [Row("f:" + n, [n[:-3].rsplit("/", 1)[-1]], detail=line or n) for n, line in hits]
-            out.append(ListView("obsidian:results", (0, 118, side - 1, H - 162), rows, ["f:" + note] if note else [],
-                                name="Search results", sidebar=True,
-                                on_select=lambda ks: self.open(ks[0][2:]) if ks else None))
+            if self.search_query.strip():
+                hits = self.search(root, self.search_query)
+                out.append(Label((12, 96, side - 24, 18), f"{len(hits)} result{'s' if len(hits) != 1 else ''}", 11,
+                                 color="secondary_text", key="obsidian:searchcount"))
+                rows = [Row("f:" + n, [n[:-3].rsplit("/", 1)[-1]], detail=line or n) for n, line in hits]
+                out.append(ListView("obsidian:results", (0, 118, side - 1, H - 162), rows, ["f:" + note] if note else [],
+                                    name="Search results", sidebar=True,
+                                    on_select=lambda ks: self.open(ks[0][2:]) if ks else None))
+            else:  # an empty query lists the vault's tags (Obsidian's tag pane): a click searches one
+                out.append(Label((12, 96, side - 24, 18), "Tags in this vault", 11, color="secondary_text",
+                                 key="obsidian:searchcount"))
+                rows = [Row("t:" + t, ["#" + t, str(c)]) for t, c in self.tag_counts(root).items()]
+                out.append(ListView("obsidian:vault-tags", (0, 118, side - 1, H - 162), rows, [], name="Vault tags",
+                                    sidebar=True, on_select=lambda ks: self._search_tag(ks[0][2:]) if ks else None,
+                                    empty_text="No tags yet"))
         out.append(Button("obsidian:vault", (10, H - 36, side - 20, 26), v["name"], self.open_vault_chooser,
                           style="plain", symbol=f"⌄ {v['name']}"))
         # editor
