@@ -145,8 +145,10 @@ def test_create_close_comment_reopen_edit_reach_gh_rest_and_safari(b: SimBackend
     assert out.startswith("https://github.com/openclaw/openclaw/issues/33#issuecomment-")
     _, err = gh(b, f"issue reopen 33 {R}")
     assert "Reopened issue" in err and gh_json(b, f"issue view 33 {R} --json state")["state"] == "OPEN"
-    _, err = gh(b, f"issue edit 33 {R} --add-label gateway --title x", ok=False)
-    assert "'gateway' not found" in err and gh_json(b, f"issue view 33 {R} --json title")["title"] == "Gateway ignores --port"
+    _, err = gh(b, f"issue edit 33 {R} --add-label tools,gateway --title x", ok=False)
+    assert "'gateway' not found" in err
+    before = gh_json(b, f"issue view 33 {R} --json title,labels")
+    assert before["title"] == "Gateway ignores --port" and "tools" not in [x["name"] for x in before["labels"]]
     gh(b, f"issue edit 33 {R} --add-label tools --remove-label ui --title 'Gateway ignores the --port flag'")
     view = gh_json(b, f"issue view 33 {R} --json title,labels")
     assert view["title"] == "Gateway ignores the --port flag" and [x["name"] for x in view["labels"]] == ["bug", "tools"]

@@ -245,11 +245,12 @@ class GitHubStore:
     def edit(self, repo: Repo, issue: Issue, title: str | None = None, body: str | None = None,
              add_labels: Sequence[str] = (), remove_labels: Sequence[str] = (), add_assignees: Sequence[str] = ()) -> None:
         """Change an issue's title, body, labels (names must exist in the repository) or assignees."""
+        missing = [name for name in add_labels if repo.label(name) is None]
+        if missing:  # checked first: a refused edit changes nothing
+            raise GitHubError(422, f"'{missing[0]}' not found")
         for name in add_labels:
             lab = repo.label(name)
-            if lab is None:
-                raise GitHubError(422, f"'{name}' not found")
-            if lab.name not in issue.labels:
+            if lab is not None and lab.name not in issue.labels:
                 issue.labels.append(lab.name)
         for name in remove_labels:
             issue.labels = [x for x in issue.labels if x.lower() != name.lower()]
