@@ -181,6 +181,8 @@ def test_gh_api_writes_and_reads(b: SimBackend) -> None:
         {"state": "CLOSED", "labels": [{"color": "5319e7", "description": "Commands and flags",
                                         "id": gh_json(b, "issue view 21 -R nimbus-dev/nimbus-cli --json labels")["labels"][0]["id"],
                                         "name": "cli"}]}
+    _, err = gh(b, "api -X PATCH repos/nimbus-dev/nimbus-cli/issues/21 -f state=open -f 'labels[]=nope'", ok=False)
+    assert "'nope' not found" in err and gh_json(b, "issue view 21 -R nimbus-dev/nimbus-cli --json state")["state"] == "CLOSED"
     out, _ = gh(b, "api 'repos/nimbus-dev/nimbus-cli/issues?state=closed&per_page=1' --jq '.[0].title'")
     assert out == "Add --quiet\n"
     out, err = gh(b, "api repos/nimbus-dev/nope", ok=False)

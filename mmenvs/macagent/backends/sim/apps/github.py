@@ -597,6 +597,9 @@ class GitHubApp(App):
                     return dump([comment_json(repo, it, c) for c in it.comments])
                 if len(rest) == 2:
                     if method == "PATCH":
+                        unknown = [str(x) for x in body.get("labels", []) if repo.label(str(x)) is None]
+                        if unknown:  # checked before anything changes
+                            raise GitHubError(422, f"'{unknown[0]}' not found")
                         if "state" in body:
                             if body["state"] not in ("open", "closed"):
                                 return _api_error(422, f"Validation Failed: state must be open or closed, got {body['state']!r}")
