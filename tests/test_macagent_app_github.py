@@ -319,6 +319,14 @@ def test_github_has_no_applescript_dictionary(b: SimBackend) -> None:
         b.run_applescript('tell application "GitHub" to get name of every issue')
 
 
+def test_spotlight_finds_github_and_opens_the_site(b: SimBackend) -> None:
+    b.hotkey("command", "space")
+    b.type_text("Git")
+    assert b.screenshot().shape == (800, 1280, 3)  # the hit is drawn with GitHub's icon
+    b.press("return")
+    assert b.run_applescript('tell application "Safari" to get URL of document 1') == "https://github.com/"
+
+
 def test_github_app_is_windowless_and_opens_the_site(b: SimBackend) -> None:
     app = b.app("GitHub")
     assert not app.in_dock and "GitHub" not in b.accessibility_tree().split("AXList \"Dock\"")[1]

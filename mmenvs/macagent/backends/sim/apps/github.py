@@ -28,6 +28,8 @@ from urllib.parse import parse_qs, quote, quote_plus, urlparse
 from .base import App, CommandContext
 
 if TYPE_CHECKING:  # pragma: no cover
+    from PIL import Image
+
     from ..desktop import Desktop
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "github"
@@ -507,6 +509,23 @@ class GitHubApp(App):
         super().__init__(desktop)
         # not ``store``: the desktop would take that for an AppleScript dictionary (GitHub has none)
         self.hub = GitHubStore(lambda: desktop.now)
+
+    @staticmethod
+    def draw_icon(size: int) -> "Image.Image":
+        """A dark plate with a white branch-and-merge glyph (Spotlight and alerts show it; the dock does not)."""
+        from ..icons import _canvas, _finish, _squircle
+
+        img, d, S = _canvas(size)
+        _squircle(d, S, (52, 58, 66), (22, 27, 34))
+        w, white = max(2, S // 18), (240, 246, 252)
+        x1, x2, top, bottom = S * 0.36, S * 0.64, S * 0.28, S * 0.72
+        d.line((x1, top, x1, bottom), fill=white, width=w)
+        d.line((x2, top + S * 0.06, x2, S * 0.44), fill=white, width=w)
+        d.arc((x1, S * 0.30, x2 + (x2 - x1), S * 0.62), 90, 180, fill=white, width=w)
+        r = S * 0.075
+        for cx, cy in ((x1, top), (x1, bottom), (x2, top)):
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(22, 27, 34), outline=white, width=w)
+        return _finish(img, size)
 
     def reopen(self) -> None:
         safari = self.desktop.app("Safari")
