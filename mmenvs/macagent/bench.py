@@ -238,6 +238,7 @@ def workloads() -> list[dict[str, Any]]:
         rows = _reset_rows(env) + _gui_rows(env) + _shell_rows(env) + _evaluation_rows(env) + _peer_rows(env)
     finally:
         env.close()
+    rows += workloads_in_subprocess("mmenvs.macagent.bench_memory", timeout=1800.0)
     if importlib.util.find_spec("mmenvs.macagent.backends.sim.bench_sim") is None:
         return rows
     # a fresh process: the sim's peak-memory row must not include this process's env and browser peer
