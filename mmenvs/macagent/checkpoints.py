@@ -284,7 +284,7 @@ def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | str | None =
 
 def _pick(items: list[Any], which: str | int, kind: str, where: str) -> Any:
     """The item of ``items`` named ``which`` or at 1-based index ``which`` (GetterError naming the choices)."""
-    names = [getattr(i, "name", None) or getattr(i, "title", "") for i in items]  # sheets/tables; worksheets
+    names = [i if isinstance(i, str) else getattr(i, "name", "") for i in items]  # sheets/tables, or names
     if isinstance(which, int) and not isinstance(which, bool):
         if 1 <= which <= len(items):
             return items[which - 1]
@@ -298,27 +298,18 @@ def xlsx_cells(ctx: GetterContext, path: str, cells: list[str] | None = None,
                sheet: str | int = 1) -> dict[str, Any] | None:
     """Values of an Excel workbook's worksheet (a name or a 1-based index) by cell address: the
     non-empty cells, or exactly ``cells`` (empty → None). ``None`` if the file is missing."""
-    import io
-
-    from openpyxl import load_workbook
-
-    data = _read_bytes(ctx, path)
-    if data is None:
+    worksheets = _read_document(ctx, path, documents.xlsx_values)
+    if worksheets is None:
         return None
-    try:
-        wb = load_workbook(io.BytesIO(data), data_only=True)
-    except Exception as exc:  # openpyxl raises several types for a damaged workbook
-        raise GetterError(f"xlsx_cells: {path} is not a readable Excel workbook ({type(exc).__name__})") from None
-    ws = _pick(wb.worksheets, sheet, "worksheet", path)
-    values = {c.coordinate: c.value for row in ws.iter_rows() for c in row if c.value is not None}
+    titles = [title for title, _ in worksheets]
+    values = dict(worksheets)[_pick(titles, sheet, "worksheet", path)]
     if cells is None:
-        return values
+        return dict(values)
     out = {}
     for name in cells:
-        try:
-            out[name.upper()] = ws[name].value
-        except (ValueError, KeyError, TypeError):
-            raise GetterError(f"xlsx_cells: {name!r} is not a cell address (expected e.g. A1)") from None
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z]{1,3}[1-9][0-9]{0,6}", name):
+            raise GetterError(f"xlsx_cells: {name!r} is not a cell address (expected e.g. A1)")
+        out[name.upper()] = values.get(name.upper())
     return out
 
 

@@ -1,6 +1,6 @@
-"""Readers for the office documents tasks check (PDF, Word, PowerPoint): bytes in, plain data out.
+"""Readers for the office documents tasks check (PDF, Word, PowerPoint, Excel): bytes in, plain data out.
 
-The libraries behind them (pypdf, python-docx, python-pptx) are large, so each reader runs in a
+The libraries behind them (pypdf, python-docx, python-pptx, openpyxl) are large, so each reader runs in a
 short-lived child process (:mod:`mmenvs.core.offload`) and the env process never keeps them; results
 are cached by content, so ``reward_mode="progress"`` (a check every step) reads an unchanged file once.
 """
@@ -61,6 +61,18 @@ def _pptx_slides(data: bytes) -> tuple[dict[str, str], ...]:
     return tuple(slides)
 
 
+@in_child_process
+def _xlsx_values(data: bytes) -> tuple[tuple[str, dict[str, Any]], ...]:
+    from openpyxl import load_workbook
+
+    try:
+        wb = load_workbook(io.BytesIO(data), data_only=True)
+    except Exception as exc:  # openpyxl raises several types for a damaged workbook
+        raise DocumentError(f"not a readable Excel workbook ({type(exc).__name__})") from None
+    return tuple((ws.title, {c.coordinate: c.value for row in ws.iter_rows() for c in row if c.value is not None})
+                 for ws in wb.worksheets)
+
+
 @functools.lru_cache(maxsize=16)
 def pdf_pages(data: bytes) -> tuple[str, ...]:
     """The extracted text of each page of a PDF (pypdf's extraction)."""
@@ -77,3 +89,9 @@ def docx_paragraphs(data: bytes) -> tuple[tuple[str, str], ...]:
 def pptx_slides(data: bytes) -> tuple[dict[str, Any], ...]:
     """Each slide of a PowerPoint .pptx as {"title", "body", "notes"} (body: the other text frames, one a line)."""
     return _pptx_slides(data)
+
+
+@functools.lru_cache(maxsize=16)
+def xlsx_values(data: bytes) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(worksheet title, {cell address: value} of its non-empty cells) for each worksheet of an .xlsx."""
+    return _xlsx_values(data)

@@ -171,6 +171,7 @@ def _xml(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+@in_child_process  # reportlab and its parsed fonts (~10 MB) stay out of the env process
 def write_pdf(path: Path, blocks: list[Block], *, title: str = "", base_size: float = 12,
               landscape: bool = False) -> None:
     """Export a flowing document (Pages, Numbers) as PDF: US Letter pages, styles by ``kind``, tables
@@ -221,6 +222,7 @@ def _slide_lines(slide: Slide) -> list[str]:
     return [ln for ln in slide.body.split("\n") if ln.strip()] if slide.body_showing else []
 
 
+@in_child_process  # reportlab and its parsed fonts (~10 MB) stay out of the env process
 def write_slides_pdf(path: Path, slides: list[Slide], *, title: str = "") -> None:
     """Export a presentation as PDF: one 16:9 page per slide with its background, title and body."""
     from reportlab.lib.utils import simpleSplit

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmenvs.core.offload import in_child_process
+
 from . import iwork
 from .numbers_formulas import (MAX_COLUMNS, MAX_ROWS, CellError, Evaluator, Formula, Input, Value, address,
                                column_name, display, move_rows_formula, parse_input, parse_number, shift_formula)
@@ -446,22 +448,28 @@ def import_csv(path: Path) -> list[Sheet]:
 
 def import_xlsx(path: Path) -> list[Sheet]:
     """An Excel workbook: one sheet per worksheet, one table each (values, not formulas)."""
+    return [Sheet(title, [table_from_rows("Table 1", rows)]) for title, rows in _xlsx_rows(path)] or _blank()
+
+
+@in_child_process  # openpyxl + lxml (~15 MB) stay out of the env process
+def _xlsx_rows(path: Path) -> list[tuple[str, list[list[str]]]]:
+    """(worksheet title, rows of displayed text) for each worksheet of the workbook at ``path``."""
     from openpyxl import load_workbook
 
     try:
         wb = load_workbook(path, data_only=True, read_only=True)
     except Exception as e:  # openpyxl raises several types for a damaged file
         raise NumbersError(f"{path.name}: not a readable Excel workbook ({type(e).__name__})") from None
-    sheets = []
+    out = []
     for ws in wb.worksheets:
         rows = [["" if v is None else (display(float(v)) if isinstance(v, int | float) and not isinstance(v, bool)
                                        else str(v)) for v in row]
                 for row in ws.iter_rows(values_only=True)]
         while rows and not any(x.strip() for x in rows[-1]):
             rows.pop()
-        sheets.append(Sheet(ws.title, [table_from_rows("Table 1", rows)]))
+        out.append((ws.title, rows))
     wb.close()
-    return sheets or _blank()
+    return out
 
 
 # ------------------------------------------------------------------------------------------ export
@@ -503,10 +511,7 @@ def _safe(name: str) -> str:
 def export_xlsx(doc: Document, path: Path) -> None:
     """An Excel workbook: a worksheet per sheet (per table where a sheet has several), values as
     computed (numbers stay numbers)."""
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    wb.remove(wb.active)
+    worksheets: list[tuple[str, list[list[Any]]]] = []
     used: set[str] = set()
     for s in doc.sheets:
         for t in s.tables:
@@ -517,16 +522,25 @@ def export_xlsx(doc: Document, path: Path) -> None:
                 title = f"{base[:28]} {n}"
                 n += 1
             used.add(title.lower())
-            ws = wb.create_sheet(title)
-            for r, row in enumerate(t.grid_values(), start=1):
-                for c, v in enumerate(row, start=1):
-                    if v is None:
-                        continue
-                    if isinstance(v, float) and v == int(v) and abs(v) < 1e15:
-                        v = int(v)
-                    ws.cell(row=r, column=c, value=v.code if isinstance(v, CellError) else v)
-    if not wb.worksheets:
-        wb.create_sheet("Sheet 1")
+            rows = [[None if v is None else v.code if isinstance(v, CellError)
+                     else int(v) if isinstance(v, float) and v == int(v) and abs(v) < 1e15 else v for v in row]
+                    for row in t.grid_values()]
+            worksheets.append((title, rows))
+    _write_xlsx(path, worksheets or [("Sheet 1", [])])
+
+
+@in_child_process  # openpyxl + lxml (~15 MB) stay out of the env process
+def _write_xlsx(path: Path, worksheets: list[tuple[str, list[list[Any]]]]) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    for title, rows in worksheets:
+        ws = wb.create_sheet(title)
+        for r, row in enumerate(rows, start=1):
+            for c, v in enumerate(row, start=1):
+                if v is not None:
+                    ws.cell(row=r, column=c, value=v)
     path.parent.mkdir(parents=True, exist_ok=True)
     wb.save(path)
 
