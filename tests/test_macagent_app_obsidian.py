@@ -272,3 +272,42 @@ def test_context_menu_delete_moves_to_trash_and_external_edits_show(b: SimBacken
     click(b, "AXButton", "Delete")
     assert not (b.home / VAULT / "Gamma.md").exists() and (b.home / ".Trash" / "Gamma.md").is_file()
     assert "Gamma.md" not in b.app_state("Obsidian")["notes"]
+
+
+def test_command_palette_rename_move_and_insert_date(b: SimBackend) -> None:
+    root = b.home / VAULT
+    b.open_app("Obsidian")
+    b.hotkey("command", "o")
+    b.type_text("Alpha")
+    b.press("enter")
+    b.hotkey("command", "p")
+    assert list_rows(b, "Command palette")[:3] == ["Create new note", "Quick switcher: Open quick switcher",
+                                                   "Search: Search in all files"]
+    b.type_text("rename file")
+    assert list_rows(b, "Command palette") == ["Rename file"]
+    b.press("enter")  # the inline title takes the focus with the name selected
+    b.type_text("Alpha Plan")
+    b.press("enter")
+    assert (root / "Projects" / "Alpha Plan.md").is_file()
+    assert "[[Alpha Plan|the alpha]]" in (root / "Beta.md").read_text()  # links follow the note
+    b.hotkey("command", "p")
+    b.type_text("move current")
+    b.press("enter")
+    assert list_rows(b, "Move file") == ["/", "Projects"]
+    b.press("enter")  # "/" = the vault root
+    assert (root / "Alpha Plan.md").is_file() and b.app_state("Obsidian")["open_note"] == "Alpha Plan.md"
+    assert "[[Alpha Plan|the alpha]]" in (root / "Beta.md").read_text()
+    b.hotkey("command", "p")
+    b.type_text("insert current date")
+    b.press("enter")
+    assert (root / "Alpha Plan.md").read_text().endswith("#todo\n2026-04-13")
+    b.hotkey("command", "p")
+    b.type_text("no such command")
+    assert "No matching results" in b.accessibility_tree()
+    b.press("esc")
+    app = b.app("Obsidian")
+    with pytest.raises(ValueError, match="has no folder 'Nowhere'"):
+        app.move("Alpha Plan.md", "Nowhere")
+    with pytest.raises(ValueError, match="already exists in 'Projects'"):
+        (root / "Projects" / "Beta.md").write_text("another Beta\n")
+        app.move("Beta.md", "Projects")

@@ -28,7 +28,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from ..menus import MenuItem, sep
@@ -179,6 +179,68 @@ class VaultIndex:
             return self._paths[t]
         cands = self._names.get(t.rsplit("/", 1)[-1])
         return cands[0] if cands else None
+
+
+PickItem = tuple[str, str, Callable[[], Any]]  # (label, detail such as a shortcut, action)
+
+
+def quick_pick(app: App, parent: Window, title: str, items: list[PickItem], placeholder: str,
+               prefix: str = "") -> Window:
+    """A command-palette sheet on ``parent``: typing filters ``items`` (every word must occur in the
+    label or detail), Up/Down move the selection, Return runs the selected item, Escape closes.
+    ``prefix`` starts the field (VS Code's ``>``) and is ignored when matching."""
+    if parent.sheet is not None:
+        app.desktop.close_window(parent.sheet, force=True)
+    w = 600
+    state = {"query": prefix, "sel": 0}
+
+    def matches() -> list[PickItem]:
+        words = state["query"].removeprefix(prefix).lower().split()
+        return [it for it in items if all(x in (it[0] + " " + it[1]).lower() for x in words)][:12]
+
+    def run(i: int | None = None) -> None:
+        hits = matches()
+        app.desktop.close_window(sheet, force=True)
+        if hits:
+            hits[min(state["sel"] if i is None else i, len(hits) - 1)][2]()
+        app.touch()
+
+    class PickField(TextField):
+        def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
+            if key in ("up", "down") and not mods:
+                n = len(matches())
+                if n:
+                    state["sel"] = (state["sel"] + (1 if key == "down" else -1)) % n
+                win.touch()
+                return True
+            return super().key_event(win, key, mods)
+
+    def build(s: Window) -> list[Widget]:
+        hits = matches()
+        s.h = 56 + max(1, len(hits)) * 26
+        ed = s.editor("palette:query", initial=prefix)
+
+        def changed(t: str) -> None:
+            state["query"] = t
+            state["sel"] = 0
+
+        out: list[Widget] = [PickField("palette:query", (10, 10, w - 20, 28), ed, name=placeholder, placeholder=placeholder,
+                                       size=14, on_change=changed, on_commit=lambda t: run(),
+                                       on_cancel=lambda: app.desktop.close_window(s, force=True))]
+        if hits:
+            rows = [Row(str(i), [label, detail]) for i, (label, detail, _a) in enumerate(hits)]
+            out.append(ListView("palette:items", (0, 46, w, len(hits) * 26), rows, [str(min(state["sel"], len(hits) - 1))],
+                                name=title, row_height=26,
+                                on_select=lambda ks: state.__setitem__("sel", int(ks[0])) if ks else None,
+                                on_activate=lambda k: run(int(k))))
+        else:
+            out.append(Label((16, 50, w - 32, 20), "No matching results", 13, color="secondary_text", key="palette:none"))
+        return out
+
+    sheet = Window(app, title, (0, 0, w, 90), build, parent=parent, kind="sheet")
+    sheet.focus_key = "palette:query"
+    app.desktop.show_window(sheet)
+    return sheet
 
 
 class TreeList(ListView):
@@ -559,19 +621,36 @@ class ObsidianApp(App):
         v = self.current()
         if v is None:
             raise ValueError("Obsidian has no vault open")
-        root = v["root"]
-        src = self._inside(root, rel)
-        is_note = src.is_file()
+        is_note = self._inside(v["root"], rel).is_file()
         new_name = new_name.strip().removesuffix(".md") if is_note else new_name.strip()
         self.check_name(new_name)
         parent = rel.rpartition("/")[0]
-        new_rel = (parent + "/" if parent else "") + new_name + (".md" if is_note else "")
+        return self._relocate(rel, (parent + "/" if parent else "") + new_name + (".md" if is_note else ""))
+
+    def move(self, rel: str, folder: str) -> str:
+        """Move note ``rel`` into vault folder ``folder`` ("" = the vault root); links follow it."""
+        v = self.current()
+        if v is None:
+            raise ValueError("Obsidian has no vault open")
+        folder = folder.strip().strip("/")
+        if folder and not self._inside(v["root"], folder).is_dir():
+            raise ValueError(f"The vault {v['name']!r} has no folder {folder!r}.")
+        return self._relocate(rel, (folder + "/" if folder else "") + rel.rsplit("/", 1)[-1])
+
+    def _relocate(self, rel: str, new_rel: str) -> str:
+        """Rename/move ``rel`` to ``new_rel`` and rewrite the wiki links that pointed to the note."""
+        v = self.current()
+        root = v["root"]
         if new_rel == rel:
             return rel
-        dst = self._inside(root, new_rel)
+        src, dst = self._inside(root, rel), self._inside(root, new_rel)
+        if not src.exists():
+            raise ValueError(f"There is no {rel!r} in the vault {v['name']!r}.")
         if dst.exists() and dst.resolve() != src.resolve():
-            raise ValueError(f"A file named {new_name!r} already exists in {parent or v['name']!r}.")
-        before = self.index(root)  # links resolve as they did before the rename
+            where = new_rel.rpartition("/")[0]
+            raise ValueError(f"A file named {dst.name.removesuffix('.md')!r} already exists in {where or v['name']!r}.")
+        is_note = src.is_file()
+        before = self.index(root)  # links resolve as they did before the move
         linking = dict(before.texts) if is_note else {}
         src.rename(dst)
         if is_note:
@@ -793,6 +872,7 @@ class ObsidianApp(App):
             MenuItem("New note", self.new_note, "cmd+n", enabled=has_vault),
             MenuItem("New folder", lambda: self._new_folder_gui(""), enabled=has_vault),
             MenuItem("Open quick switcher", self.quick_switcher, "cmd+o", enabled=has_vault),
+            MenuItem("Open command palette", self.command_palette, "cmd+p", enabled=has_vault),
             MenuItem("Search in all files", self.show_search, "cmd+shift+f", enabled=has_vault),
             sep(),
             MenuItem("Rename note…", lambda: self._rename_gui(self.open_note), enabled=self.open_note is not None),
@@ -865,6 +945,74 @@ class ObsidianApp(App):
             alert(self, win, "Cannot rename", str(e), [("OK", lambda: None)], cancel=0)
             return False
         return True
+
+    def commands(self) -> list[PickItem]:
+        """The command palette (⌘P), with Obsidian's command names."""
+        out: list[PickItem] = [
+            ("Create new note", "⌘N", self.new_note),
+            ("Quick switcher: Open quick switcher", "⌘O", self.quick_switcher),
+            ("Search: Search in all files", "⇧⌘F", self.show_search),
+            ("Open another vault", "", self.open_vault_chooser),
+        ]
+        if self.open_note is not None:
+            now = self.desktop.now
+            out += [
+                ("Rename file", "", self.rename_current),
+                ("Move current file to another folder", "", self.move_current_prompt),
+                ("Delete current file", "", lambda: self._delete_gui(self.open_note)),
+                ("Files: Reveal current file in navigation", "", self.reveal_current),
+                ("Templates: Insert current date", "", lambda: self.insert_text(now.strftime("%Y-%m-%d"))),
+                ("Templates: Insert current time", "", lambda: self.insert_text(now.strftime("%H:%M"))),
+            ]
+        return out
+
+    def command_palette(self) -> Window | None:
+        if self.current() is None:
+            return None
+        return quick_pick(self, self._show_main(), "Command palette", self.commands(), "Select a command...")
+
+    def rename_current(self) -> None:
+        """"Rename file": the inline title takes the focus with the name selected."""
+        win = self._main_window()
+        if win is None or self.open_note is None:
+            return
+        win.focus_key = "obsidian:title"
+        win.editors.pop("obsidian:title", None)
+        win.editor("obsidian:title", initial=self.open_note.rsplit("/", 1)[-1][:-3]).select_all()
+        win.touch()
+
+    def move_current_prompt(self) -> None:
+        """"Move current file to another folder": pick the folder (``/`` is the vault root)."""
+        v, rel = self.current(), self.open_note
+        win = self._main_window()
+        if v is None or rel is None or win is None:
+            return
+
+        def move_to(folder: str) -> None:
+            try:
+                self.move(rel, folder)
+            except (ValueError, OSError) as e:
+                alert(self, win, "Cannot move", str(e), [("OK", lambda: None)], cancel=0)
+
+        items = [("/", "", lambda: move_to(""))] + [(f, "", (lambda f=f: move_to(f))) for f in self.folder_paths(v["root"])]
+        quick_pick(self, win, "Move file", items, "Type a folder")
+
+    def reveal_current(self) -> None:
+        if self.open_note is None:
+            return
+        self.side = "Files"
+        self.open(self.open_note)  # opening unfolds the folders above it
+
+    def insert_text(self, text: str) -> None:
+        """Type ``text`` at the cursor of the open note's editor (the templates' insert commands)."""
+        win, v, rel = self._main_window(), self.current(), self.open_note
+        if win is None or v is None or rel is None:
+            return
+        ed = win.editor("obsidian:editor", self.read(v["root"], rel), multiline=True)
+        ed.insert(text)
+        ed.synced = ed.text
+        self.write(v["root"], rel, ed.text)
+        win.focus_key = "obsidian:editor"
 
     def quick_switcher(self) -> Window | None:
         """cmd-o: a field over the vault's notes. Return opens the selected note, or creates the typed

@@ -39,7 +39,7 @@ from ..menus import MenuItem, sep
 from ..widgets import Box, Button, Checkbox, Label, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window, alert, text_prompt
 from .base import App, CommandContext
-from .obsidian import TreeList
+from .obsidian import PickItem, TreeList, quick_pick
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
@@ -889,63 +889,9 @@ class VSCodeApp(App):
             self.save(tab)
         self.touch()
 
-    def palette(self, title: str, items: list[tuple[str, str, Callable[[], Any]]], placeholder: str,
-                prefix: str = "") -> Window:
-        """A quick-pick sheet: typing filters ``items`` (every word must match), arrows move, Return
-        runs the selected item, Escape closes."""
-        parent = self._show()
-        if parent.sheet is not None:
-            self.desktop.close_window(parent.sheet, force=True)
-        w = 600
-        state = {"query": prefix, "sel": 0}
-
-        def matches() -> list[tuple[str, str, Callable[[], Any]]]:
-            words = state["query"].removeprefix(prefix).lower().split()
-            return [it for it in items if all(x in (it[0] + " " + it[1]).lower() for x in words)][:12]
-
-        def run(i: int | None = None) -> None:
-            hits = matches()
-            self.desktop.close_window(sheet, force=True)
-            if hits:
-                hits[min(state["sel"] if i is None else i, len(hits) - 1)][2]()
-            self.touch()
-
-        class PickField(TextField):
-            def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
-                if key in ("up", "down") and not mods:
-                    n = len(matches())
-                    if n:
-                        state["sel"] = (state["sel"] + (1 if key == "down" else -1)) % n
-                    win.touch()
-                    return True
-                return super().key_event(win, key, mods)
-
-        def build(s: Window) -> list[Widget]:
-            hits = matches()
-            s.h = 56 + max(1, len(hits)) * 26
-            ed = s.editor("palette:query", initial=prefix)
-
-            def changed(t: str) -> None:
-                state["query"] = t
-                state["sel"] = 0
-
-            out: list[Widget] = [PickField("palette:query", (10, 10, w - 20, 28), ed, name=placeholder, placeholder=placeholder,
-                                           size=14, on_change=changed, on_commit=lambda t: run(),
-                                           on_cancel=lambda: self.desktop.close_window(s, force=True))]
-            if hits:
-                rows = [Row(str(i), [label, detail]) for i, (label, detail, _a) in enumerate(hits)]
-                out.append(ListView("palette:items", (0, 46, w, len(hits) * 26), rows, [str(min(state["sel"], len(hits) - 1))],
-                                    name=title, row_height=26,
-                                    on_select=lambda ks: state.__setitem__("sel", int(ks[0])) if ks else None,
-                                    on_activate=lambda k: run(int(k))))
-            else:
-                out.append(Label((16, 50, w - 32, 20), "No matching results", 13, color="secondary_text", key="palette:none"))
-            return out
-
-        sheet = Window(self, title, (0, 0, w, 90), build, parent=parent, kind="sheet")
-        sheet.focus_key = "palette:query"
-        self.desktop.show_window(sheet)
-        return sheet
+    def palette(self, title: str, items: list[PickItem], placeholder: str, prefix: str = "") -> Window:
+        """A quick-pick sheet over the workbench (see :func:`~.obsidian.quick_pick`)."""
+        return quick_pick(self, self._show(), title, items, placeholder, prefix)
 
     def command_palette(self) -> Window:
         """cmd-shift-p."""
