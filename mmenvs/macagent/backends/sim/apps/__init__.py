@@ -31,8 +31,6 @@ APP_MODULES: dict[str, str] = {
     "Obsidian": "obsidian:ObsidianApp",
     "Visual Studio Code": "vscode:VSCodeApp",
     "Image Events": "imageevents:ImageEventsApp",
-    "Obsidian": "obsidian:ObsidianApp",
-    "Visual Studio Code": "vscode:VSCodeApp",
     "System Settings": "settings:SettingsApp",
 }
 
