@@ -7,7 +7,6 @@ scripting Safari, TextEdit and Terminal share."""
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -17,15 +16,7 @@ from mmenvs.macagent.applescript import AppleScriptError
 from mmenvs.macagent.applescript.model import ObjectRef
 from mmenvs.macagent.backends.sim import SimBackend
 from mmenvs.macagent.checkpoints import GETTERS, GetterContext, GetterError
-from test_macagent_sim import NOW, PAGES, click, elements, find
-
-
-@pytest.fixture
-def b(tmp_path: Path) -> SimBackend:
-    be = SimBackend(web_pages=PAGES)
-    be.reset(now=NOW, home=tmp_path / "home")
-    yield be
-    be.close()
+from test_macagent_sim import NOW, b, click, elements  # noqa: F401 - b: the sim backend fixture
 
 
 def _focused(be: SimBackend) -> tuple[str, str, str | None]:
