@@ -245,6 +245,23 @@ def test_system_events_highlight_color_is_apple_highlight_color_not_the_accent(b
     assert b.run_applescript(_SE + "get highlight color") == "purple"
 
 
+def test_system_settings_highlight_colour_menu(b: SimBackend) -> None:
+    settings = b.app("System Settings")
+    b.open_app("System Settings")  # opens on Appearance
+    assert [e[2] for e in elements(b) if e[0] == "AXPopUpButton" and e[1] == "Highlight colour"] == ["Accent Colour"]
+    click(b, "AXPopUpButton", "Highlight colour")
+    click(b, "AXMenuItem", "Graphite")
+    assert settings.highlight_color == "0.847059 0.847059 0.862745 Graphite" and settings.accent_color == "multicolor"
+    assert b.run_applescript(_SE + "get highlight color") == "graphite"
+    # a colour set from a script shows as Other; choosing Accent Colour follows the accent again
+    b.run_applescript(_SE + "set highlight color to {0, 0, 65535}")
+    assert [e[2] for e in elements(b) if e[0] == "AXPopUpButton" and e[1] == "Highlight colour"] == ["Other"]
+    click(b, "AXPopUpButton", "Highlight colour")
+    click(b, "AXMenuItem", "Accent Colour")
+    assert settings.highlight_color is None
+    assert b.run_shell("defaults read -g AppleHighlightColor").exit_code != 0
+
+
 @pytest.mark.parametrize("value", ['"pink"', "pink", "{1, 2}", "{70000, 0, 0}", "true"])
 def test_system_events_refuses_what_is_not_a_highlight_color(b: SimBackend, value: str) -> None:
     with pytest.raises(AppleScriptError) as err:

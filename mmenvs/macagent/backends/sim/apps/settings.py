@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..scripting import HIGHLIGHT_DEFAULTS
 from ..theme import ACCENT_COLORS, WALLPAPERS, Theme, font, wallpaper
 from ..widgets import Box, Checkbox, Custom, Label, ListView, PopupButton, Row, Slider, TextField, Widget
 from ..window import Window
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 PANES = ("Wi‑Fi", "Bluetooth", "Appearance", "Desktop & Dock", "Wallpaper", "Sound", "Focus", "General")
 ACCENT_ORDER = ("multicolor", "blue", "purple", "pink", "red", "orange", "yellow", "green", "graphite")
 SIDEBAR_SIZES = ("Small", "Medium", "Large")
+HIGHLIGHT_NAMES = ("Blue", "Purple", "Pink", "Red", "Orange", "Yellow", "Green", "Graphite")  # the Highlight colour menu
 MACOS_VERSION = "26.0"
 MACOS_NAME = "macOS Tahoe"
 MACOS_BUILD = "25A354"
@@ -69,6 +71,22 @@ class SettingsApp(App):
         """Set the highlight colour (an AppleHighlightColor value; None: follow the accent colour)."""
         self.highlight_color = value
         self.changed()
+
+    def highlight_name(self) -> str:
+        """The highlight colour as System Settings names it: Accent Colour (following the accent), one
+        of its colours, or Other (a colour set with ``defaults`` or System Events' RGB)."""
+        if self.highlight_color is None:
+            return "Accent Colour"
+        for name in HIGHLIGHT_NAMES:
+            if self.highlight_color == HIGHLIGHT_DEFAULTS[name.lower()]:
+                return name
+        return "Other"
+
+    def _choose_highlight(self, name: str) -> None:
+        if name == "Accent Colour":
+            self.set_highlight(None)
+        elif name in HIGHLIGHT_NAMES:
+            self.set_highlight(HIGHLIGHT_DEFAULTS[name.lower()])
 
     def set_wallpaper(self, name: str) -> None:
         if name not in WALLPAPERS:
@@ -204,6 +222,13 @@ class SettingsApp(App):
                               children=[("AXRadioButton", a, None, (cx + 120 + i * 26, cy, 18, 18),
                                          "selected" if a == self.accent_color else "") for i, a in enumerate(ACCENT_ORDER)]))
             cy += 60
+            # Highlight colour (as in System Settings ▸ Appearance): follows the accent by default
+            current = self.highlight_name()
+            options = ["Accent Colour", *HIGHLIGHT_NAMES] + (["Other"] if current == "Other" else [])
+            out.append(Label((cx, cy, 200, 24), "Highlight colour", 13))
+            out.append(PopupButton("settings:highlight", (cx + 200, cy, 160, 24), options, current,
+                                   self._choose_highlight, name="Highlight colour"))
+            cy += 40
             out.append(Label((cx, cy, 200, 24), "Sidebar icon size", 13))
             out.append(PopupButton("settings:sidebar-size", (cx + 200, cy, 120, 24), list(SIDEBAR_SIZES), self.sidebar_icon_size,
                                    lambda v: self._set("sidebar_icon_size", v), name="Sidebar icon size"))
