@@ -58,3 +58,29 @@ def test_png_export_round_trips(tmp_path):
     paths = store.export_all(tmp_path)
     assert [p.name for p in paths] == ["img_0.png"]
     assert np.array_equal(np.asarray(Image.open(paths[0])), pixels)
+
+
+def test_a_memory_budget_packs_the_oldest_images_and_reads_them_back_exactly() -> None:
+    from mmenvs.core import images as images_module
+
+    rng = np.random.default_rng(0)
+    frames = [np.repeat(rng.integers(0, 256, (100, 1000, 1), dtype=np.uint8), 3, axis=2) for _ in range(6)]  # 300 KB each
+    store = ImageStore(max_raw_bytes=700_000)
+    ids = [store.add(f, op="screenshot") for f in frames]
+    assert store.raw_bytes() <= 700_000
+    images_module._packer.submit(lambda: None).result()  # one packing thread, first in first out
+    packed = [store.record(i).pixels.raw is None for i in ids]
+    assert packed == [True, True, True, True, False, False]  # the newest stay raw
+    for image_id, frame in zip(ids, frames):
+        got = store.get(image_id)
+        assert np.array_equal(got, frame) and not got.flags.writeable
+        assert store.record(image_id).op == "screenshot"
+    store.clear()
+    assert store.raw_bytes() == 0 and len(store) == 0
+
+
+def test_without_a_budget_nothing_is_packed() -> None:
+    store = ImageStore()
+    ids = [store.add(np.full((50, 50, 3), k, dtype=np.uint8)) for k in range(5)]
+    assert all(store.record(i).pixels.raw is not None for i in ids)
+    assert store.raw_bytes() == 5 * 50 * 50 * 3

@@ -83,3 +83,21 @@ def test_office_documents_are_written_and_read_without_their_libraries_in_the_en
     scores, loaded = json.loads(out.stdout.strip().splitlines()[-1])
     assert scores == [1.0, 1.0, 1.0]
     assert loaded == []
+
+
+def test_a_long_gui_episode_keeps_its_screenshot_history_packed() -> None:
+    import numpy as np
+
+    from mmenvs.macagent.env import MacAgentEnv
+
+    env = MacAgentEnv()
+    try:
+        env.reset(options={"task_id": "finder-folder-and-move-v0"})
+        for i in range(24):  # Finder's sidebar rows in turn: every click changes the screen
+            env.step({"action_type": "CLICK", "x": 265, "y": (215, 237)[i % 2]})
+        assert len(env.images) >= 20
+        assert env.images.raw_bytes() <= MacAgentEnv.image_memory_budget
+        first = env.images.get("img_0")  # packed long ago, read back whole
+        assert first.shape == (800, 1280, 3) and first.dtype == np.uint8 and first.std() > 0
+    finally:
+        env.close()

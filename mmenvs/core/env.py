@@ -69,6 +69,9 @@ class MMEnv(gym.Env[dict, str]):
     #: Evaluate after every step even in "final" mode, so ``info["score"]`` is always current. Benchmarks
     #: whose evaluation is costly set this False: then the score is refreshed at reset and episode end only.
     cheap_evaluation: bool = True
+    #: Bytes of pixels an episode's image store keeps unpacked (None: all). Envs that store a screenshot
+    #: a step set it, so a long episode's history stays small (older images are zlib-packed).
+    image_memory_budget: int | None = None
 
     def __init__(
         self,
@@ -89,7 +92,7 @@ class MMEnv(gym.Env[dict, str]):
         self.obs_size = (int(obs_size[0]), int(obs_size[1]))
         self.reward_mode = reward_mode
         self.render_mode = render_mode
-        self.images = ImageStore()
+        self.images = ImageStore(max_raw_bytes=self.image_memory_budget)
         self.observation_space = spaces.Dict(
             {"text": UnicodeText(self.text_max_length), "image": image_space(self.obs_size), **self.extra_observation_spaces()}
         )
@@ -210,7 +213,7 @@ class MMEnv(gym.Env[dict, str]):
         else:
             task = self.sample_task(self.np_random)
         self.task = task
-        self.images = ImageStore()
+        self.images = ImageStore(max_raw_bytes=self.image_memory_budget)
         self.steps = 0
         self._paid = 0.0
         self._ended = False

@@ -4,11 +4,19 @@ Every image an episode sees (the task's inputs, screenshots, tool outputs) is ap
 gets the next id ``img_0, img_1, …``. Stored arrays are read-only, so an original can never change;
 a derived image records the ids it was made from and the operation that made it, which is what
 VTC-Bench's effective-chain metric walks back through.
+
+A store may be given a memory budget (``max_raw_bytes``): past it, the oldest images are packed with
+zlib (level 1, lossless) on a background thread — zlib releases the GIL, so the packing runs beside
+the env — and unpacked on each read. Screenshot histories (3 MB a 1280×800 frame) then cost about
+a twentieth of that, while the newest images stay raw for the agent and the recorder.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -28,15 +36,55 @@ class ImageNotFound(KeyError):
         return str(self.args[0])
 
 
+class _Pixels:
+    """An image's pixels: the raw read-only array, or its zlib packing once the store spilled it."""
+
+    __slots__ = ("raw", "packed", "shape")
+
+    def __init__(self, raw: np.ndarray) -> None:
+        self.raw: np.ndarray | None = raw
+        self.packed: bytes | None = None
+        self.shape = raw.shape
+
+    def get(self) -> np.ndarray:
+        raw = self.raw  # one read: the packer may drop it right after
+        if raw is not None:
+            return raw
+        return np.frombuffer(zlib.decompress(self.packed), dtype=np.uint8).reshape(self.shape)  # read-only
+
+    def pack(self) -> None:
+        raw = self.raw
+        if raw is not None:
+            self.packed = zlib.compress(raw, 1)  # set before raw is dropped, so a reader always finds one
+            self.raw = None
+
+
+_packer: ThreadPoolExecutor | None = None
+_packer_lock = threading.Lock()
+
+
+def _pack_later(pixels: _Pixels) -> None:
+    global _packer
+    with _packer_lock:
+        if _packer is None:
+            _packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmenvs-image-pack")
+    _packer.submit(pixels.pack)
+
+
 @dataclass(frozen=True)
 class ImageRecord:
     """One stored image: its id, pixels (read-only), parent ids, the operation that made it, extra facts."""
 
     id: str
-    array: np.ndarray
+    pixels: _Pixels = field(repr=False)
     parents: tuple[str, ...] = ()
     op: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def array(self) -> np.ndarray:
+        """The read-only pixels (unpacked on each read if the store spilled them)."""
+        return self.pixels.get()
 
     @property
     def size(self) -> tuple[int, int]:
@@ -51,8 +99,11 @@ class ImageStore:
     frozen (``writeable=False``) so neither the agent's tools nor the caller can alter an original.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_raw_bytes: int | None = None) -> None:
         self._records: list[ImageRecord] = []
+        self.max_raw_bytes = max_raw_bytes
+        self._raw: list[tuple[int, _Pixels]] = []  # (bytes, pixels) of images not yet sent to packing
+        self._raw_bytes = 0
 
     def add(
         self,
@@ -80,8 +131,22 @@ class ImageStore:
         array = np.ascontiguousarray(array)
         array.flags.writeable = False
         image_id = f"img_{len(self._records)}"
-        self._records.append(ImageRecord(image_id, array, parent_ids, op, dict(meta or {})))
+        pixels = _Pixels(array)
+        self._records.append(ImageRecord(image_id, pixels, parent_ids, op, dict(meta or {})))
+        if self.max_raw_bytes is not None:
+            self._raw.append((array.nbytes, pixels))
+            self._raw_bytes += array.nbytes
+            while self._raw_bytes > self.max_raw_bytes and len(self._raw) > 1:  # the newest stays raw
+                nbytes, oldest = self._raw.pop(0)
+                self._raw_bytes -= nbytes
+                _pack_later(oldest)
         return image_id
+
+    def raw_bytes(self) -> int:
+        """Bytes of pixels held unpacked (packing that is still queued counts as done)."""
+        if self.max_raw_bytes is None:
+            return sum(r.array.nbytes for r in self._records)
+        return self._raw_bytes
 
     def get(self, image_id: str) -> np.ndarray:
         """The read-only pixels of ``image_id``."""
@@ -140,6 +205,8 @@ class ImageStore:
     def clear(self) -> None:
         """Forget every image (a new episode starts)."""
         self._records.clear()
+        self._raw.clear()
+        self._raw_bytes = 0
 
     def export_png(self, image_id: str, path: str | Path) -> Path:
         """Write ``image_id`` to ``path`` as PNG and return the path."""

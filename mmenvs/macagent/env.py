@@ -12,6 +12,7 @@ from PIL import Image
 from gymnasium import spaces
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, letterbox, load_json, registry_path
+from mmenvs.core.memory import release_free_memory, tune_allocator
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
@@ -124,8 +125,9 @@ class MacAgentEnv(MMEnv):
     ((width, height) of the simulated screen, default (1280, 800)), ``obs_size`` ((height, width) of
     the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
     True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``store_screenshots``
-    (default True: every new screen goes into ``env.images``; False keeps only the current one, for
-    long RL runs where 3 MB a step adds up), ``reward_mode``, ``render_mode``, ``max_steps``.
+    (default True: every new screen goes into ``env.images``, the newest few raw and older ones
+    zlib-packed on a background thread, about 150 KB each; False keeps only the current one and saves
+    that work in long RL runs), ``reward_mode``, ``render_mode``, ``max_steps``.
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -136,6 +138,7 @@ class MacAgentEnv(MMEnv):
 
     max_steps = 50
     cheap_evaluation = False  # getters run shell and AppleScript: evaluate at the end (or every step in progress mode)
+    image_memory_budget = 6 * 2**20  # two 1280x800 screenshots raw; older ones packed (issue 7: ≤ 150 MB an env)
 
     def __init__(
         self,
@@ -163,6 +166,7 @@ class MacAgentEnv(MMEnv):
             vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())
         }
         self._cache: dict[str, MacTask] = {}
+        tune_allocator()  # frames and layers are megabytes each: keep them out of glibc's heap
         self.backend = self._make_backend(backend, screen_size)
         self._home_dir = Path(tempfile.mkdtemp(prefix="mmenvs-mac-"))
         self._home = self._home_dir / "home"
@@ -249,6 +253,7 @@ class MacAgentEnv(MMEnv):
     # ------------------------------------------------------------------ episode
     def begin(self, task: MacTask) -> str:
         self._screen, self._raw, self._obs_source = None, None, None
+        release_free_memory()  # the last episode's desktop is gone: give its pages back
         set_pages = getattr(self.backend, "set_web_pages", None)
         if set_pages is not None:
             set_pages(task.web_pages)
