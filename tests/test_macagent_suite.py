@@ -81,6 +81,19 @@ def test_grown_suite_shape(env):
         assert len(seed.templates) >= 2 and len({v.instruction for v in variants}) >= 2, seed.id
 
 
+def test_whole_suite_meets_the_papers_scale(env):
+    # issue 8's thresholds over everything shipped: ≥ 120 seeds × 4, every category, ≥ 12 apps (each one
+    # used), ≥ 40% GUI+CLI, ≥ 30 multi-app tasks with 2-7 checkpoints
+    seeds = env.seeds()
+    tasks = [seed.variant(k) for seed in seeds for k in range(4)]
+    assert len(seeds) >= 120 and len(tasks) >= 480
+    assert {t.category for t in tasks} == set(CATEGORIES)
+    used = {app for t in tasks for app in t.apps}
+    assert used == set(APPS) and len(used) >= 12
+    assert sum(t.interaction == "both" for t in tasks) >= 0.4 * len(tasks)
+    assert sum(len(t.apps) > 1 and 2 <= len(t.checkpoints) <= 7 for t in tasks) >= 30
+
+
 def test_oracle_on_a_sample_of_the_grown_suite(env):
     # one variant of every fourth seed, rotating the variant: a fast smoke test of the reference solutions
     seeds = grown_seeds(env)
