@@ -8,7 +8,8 @@ deterministically (fixed member times, sorted keys): the same document gives the
 
 Also here: the exporters the three apps share (PDF, Word, PowerPoint, plain text, EPUB, slide images;
 ``Block``/``Slide`` describe what to write) and ``IWorkApp``/``IWorkScripting``, the document-app base
-of Pages and Keynote (chooser, document windows, save/export sheets, the shared AppleScript dictionary).
+of Pages and Keynote (chooser, document windows, the save/export sheets of :mod:`.file_panels`, the shared
+AppleScript dictionary).
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from ....applescript.values import Constant, FileRef
 from ..menus import MenuItem, sep
 from ..scripting import path_text
 from ..theme import font as ui_font
-from ..widgets import Box, Button, Custom, Label, ListView, PopupButton, Row, Segmented, TextField, Widget
+from ..widgets import Box, Button, Custom, Label, Segmented, Widget
 from ..window import Window, alert
 from .base import App
+from .file_panels import open_panel, save_sheet, with_suffix
 
 # document kind → (file suffix, app name)
 KINDS: dict[str, tuple[str, str]] = {
@@ -455,9 +457,6 @@ def write_epub(path: Path, blocks: list[Block], *, title: str, language: str = "
 # hold that; the apps add their model, window contents and dictionary terms.
 
 
-LOCATIONS = ("Desktop", "Documents", "Downloads", "Home")
-
-
 @dataclass
 class IWorkDoc:
     """An open document: ``name`` without the suffix (as the window title and AppleScript show it),
@@ -728,92 +727,39 @@ class IWorkApp(App):
                 self.desktop.close_window(win)
             return
         kind_name = {"pages": "Pages Document", "keynote": "Keynote Presentation", "numbers": "Numbers Spreadsheet"}[self.kind]
-        self._file_sheet(win, "Save", doc.name, None, kind_name,
-                         lambda path, _fmt: self._finish_save(win, doc, path, then_close))
 
-    def _finish_save(self, win: Window, doc: IWorkDoc, path: Path, then_close: bool) -> None:
-        self.write(doc, path)
-        if then_close:
-            self.desktop.close_window(win)
+        def finish(path: Path) -> None:
+            self.write(doc, path)
+            if then_close:
+                self.desktop.close_window(win)
+
+        save_sheet(self, win, verb="Save", default=doc.name, file_name=lambda name: with_suffix(name, self.suffix),
+                   on_save=finish, format_text=kind_name, size=(480, 170), format_width=300)
 
     def export_sheet(self, win: Window | None, fmt: ExportFormat | None = None) -> None:
         """File > Export To: the format tabs, then name and location."""
         if win is None or not isinstance(win.doc, IWorkDoc):
             return
         doc: IWorkDoc = win.doc
-        self._file_sheet(win, "Export", doc.name, fmt or self.export_formats[0], None,
-                         lambda path, f: self.export_to(doc, f, path))
+        w = 480
+        form = {"fmt": fmt or self.export_formats[0]}
 
-    def _file_sheet(self, win: Window, verb: str, stem: str, fmt: ExportFormat | None, kind_name: str | None,
-                    done: Any) -> Window:
-        """A save-style sheet: ("Export" only) a format selector, "Save As"/"Export As", "Where", the button.
-        ``done(path, fmt)`` runs after the sheet closed (and after "Replace" when the file exists)."""
-        w, h = 480, 210 if fmt is not None else 170
-        form: dict[str, Any] = {"where": "Documents" if win.doc.path is None else self._location_of(win.doc.path), "fmt": fmt}
-        top = 48 if fmt is not None else 0
+        def tabs(sheet: Window) -> list[Widget]:
+            return [Segmented("export:format", (20, 14, w - 40, 26), [f.label for f in self.export_formats],
+                              form["fmt"].label, lambda v: (form.__setitem__("fmt", self.export_format(v)), sheet.touch()),
+                              name="Format")]
 
-        def build(sheet: Window) -> list[Widget]:
-            ed = sheet.editor("save:name", initial=stem)
-            out: list[Widget] = []
-            if fmt is not None:
-                out.append(Segmented("export:format", (20, 14, w - 40, 26), [f.label for f in self.export_formats],
-                                     form["fmt"].label, lambda v: (form.__setitem__("fmt", self.export_format(v)), sheet.touch()),
-                                     name="Format"))
-            label = "Export As:" if fmt is not None else "Save As:"
-            out += [
-                Label((20, top + 24, 90, 24), label, 13, align="right"),
-                TextField("save:name", (118, top + 24, w - 140, 24), ed, name=label.rstrip(":"), on_commit=lambda t: do_save()),
-                Label((20, top + 64, 90, 24), "Where:", 13, align="right"),
-                PopupButton("save:where", (118, top + 64, 200, 24), list(LOCATIONS), form["where"],
-                            lambda v: (form.__setitem__("where", v), sheet.touch()), name="Where"),
-                Label((20, top + 100, 90, 24), "File Format:", 13, align="right"),
-                Label((118, top + 100, 300, 24), kind_name or self._format_caption(form["fmt"]), 13,
-                      color="secondary_text", key="save:format"),
-                Button("save:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(sheet), cancel=True),
-                Button("save:save", (w - 104, h - 44, 84, 26), verb, lambda: do_save(), default=True,
-                       enabled=bool(ed.text.strip())),
-            ]
-            return out
-
-        def do_save() -> None:
-            name = sheet.editors["save:name"].text.strip()
-            if not name or "/" in name or name.startswith("."):
-                return
-            f: ExportFormat | None = form["fmt"]
-            suffix = self.suffix if f is None else f.suffix
-            if suffix and not name.lower().endswith(suffix):
-                name += suffix
-            path = self._location_dir(form["where"]) / name
-            self.desktop.close_window(sheet)
-            if path.exists() and (win.doc.path is None or path.resolve() != win.doc.path.resolve()):
-                alert(self, win, f"“{name}” already exists. Do you want to replace it?",
-                      f"A file or folder with the same name already exists in the folder {form['where']}. "
-                      "Replacing it will overwrite its current contents.",
-                      [("Replace", lambda: done(path, f)), ("Cancel", lambda: None)], default=1, cancel=1)
-            else:
-                done(path, f)
-
-        sheet = Window(self, verb, (0, 0, w, h), build, parent=win, kind="sheet")
-        sheet.focus_key = "save:name"
-        sheet.editor("save:name", initial=stem).select_all()
-        self.desktop.show_window(sheet)
-        return sheet
+        save_sheet(self, win, verb="Export", default=doc.name,
+                   file_name=lambda name: with_suffix(name, form["fmt"].suffix),
+                   on_save=lambda path: self.export_to(doc, form["fmt"], path),
+                   format_text=lambda: self._format_caption(form["fmt"]), size=(w, 210), format_width=300,
+                   header=tabs, top=48)
 
     @staticmethod
     def _format_caption(fmt: ExportFormat) -> str:
         return {".pdf": "PDF", ".docx": "Microsoft Word (.docx)", ".txt": "Plain Text (UTF-8)", ".epub": "EPUB",
                 ".pptx": "Microsoft PowerPoint (.pptx)", ".xlsx": "Microsoft Excel (.xlsx)", ".csv": "CSV",
                 "": "A folder of images, one per slide"}.get(fmt.suffix, fmt.label)
-
-    def _location_dir(self, where: str) -> Path:
-        home = self.desktop.home
-        return home if where == "Home" else home / where
-
-    def _location_of(self, path: Path) -> str:
-        for loc in LOCATIONS[:3]:
-            if path.parent == self.desktop.home / loc:
-                return loc
-        return "Home"
 
     # ------------------------------------------------------------------ menus
     def file_menu(self) -> list[MenuItem]:
@@ -837,44 +783,7 @@ class IWorkApp(App):
 
     def open_chooser(self) -> Window:
         """File > Open…: pick a document of this app from a location."""
-        w, h = 520, 380
-        form: dict[str, Any] = {"where": "Documents", "selected": None}
-
-        def build(panel: Window) -> list[Widget]:
-            folder = self._location_dir(form["where"])
-            try:
-                names = sorted((p.name for p in folder.iterdir() if not p.name.startswith(".")
-                                and (p.is_dir() or p.suffix.lower() == self.suffix)), key=str.lower)
-            except OSError:
-                names = []
-            rows = [Row(n, [n], icon="folder" if (folder / n).is_dir() else "document") for n in names]
-            return [
-                Box((0, 0, w, h), "window_bg"),
-                PopupButton("open:where", (20, 16, 200, 24), list(LOCATIONS), form["where"],
-                            lambda v: (form.__setitem__("where", v), form.__setitem__("selected", None), panel.touch()),
-                            name="Where"),
-                ListView("open:files", (20, 52, w - 40, h - 110), rows, [form["selected"]] if form["selected"] else [],
-                         name="Files", on_select=lambda ks: form.__setitem__("selected", ks[0] if ks else None),
-                         on_activate=lambda k: do_open(k)),
-                Button("open:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(panel), cancel=True),
-                Button("open:open", (w - 104, h - 44, 84, 26), "Open", lambda: do_open(form["selected"]), default=True,
-                       enabled=form["selected"] is not None),
-            ]
-
-        def do_open(name: str | None) -> None:
-            if not name:
-                return
-            path = self._location_dir(form["where"]) / name
-            if path.is_dir():
-                return
-            self.desktop.close_window(panel)
-            self.open_file(path)
-
-        x, y = self.desktop.cascade_origin(w, h)
-        panel = Window(self, "Open", (x, y, w, h), build)
-        panel.focus_key = "open:files"
-        self.desktop.show_window(panel)
-        return panel
+        return open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() == self.suffix)
 
 
 class IWorkScripting(ScriptableAppBase):

@@ -22,10 +22,11 @@ from ....applescript.values import Constant, FileRef, coerce, hfs_to_posix
 from ..menus import MenuItem, sep
 from ..scripting import path_text
 from ..theme import font, text_width
-from ..widgets import Box, Button, Custom, Editor, Label, ListView, MouseEvent, PopupButton, Row, Segmented, TextField, Widget
+from ..widgets import Box, Button, Custom, Editor, Label, MouseEvent, Segmented, TextField, Widget
 from ..window import Window, alert, text_prompt
 from . import iwork
 from .base import App
+from .file_panels import open_panel, save_sheet, with_suffix
 from .numbers_formulas import (CellError, Formula, address, column_index, column_name, display, input_text,
                                parse_address, parse_input, parse_range, range_name)
 from .numbers_model import (EXPORT_FORMATS, TEMPLATES, Document, NumbersError, Sheet, Table, cells_record, export,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..desktop import Desktop
 
-LOCATIONS = ("Documents", "Desktop", "Downloads", "Home")
+LOCATIONS = ("Documents", "Desktop", "Downloads", "Home")  # the order of Numbers' Where pop-ups
 IMPORT_SUFFIXES = frozenset({".csv", ".tsv", ".xlsx"})
 CELL_W, CELL_H, GUTTER, HEAD_H = 96, 22, 34, 20  # grid geometry (px)
 NAME_H = 26  # the table name above each table
@@ -1536,107 +1537,29 @@ class NumbersApp(App):
     def file_sheet(self, win: Window, action: str, default_stem: str, suffix: str, format_label: str,
                    on_done: Any) -> Window:
         """A save panel: name (without the suffix selected), Where, and Cancel / ``action``; asks
-        before replacing a file."""
-        W, H = 460, 170
-        form = {"where": "Documents" if win.doc.path is None else self._location_of(win.doc.path)}
-        default = default_stem + suffix
+        before replacing a file, and says why when writing fails."""
 
-        def build(s: Window) -> list[Widget]:
-            ed = s.editor("save:name", initial=default)
-            return [
-                Label((20, 24, 90, 24), f"{action} As:", 13, align="right"),
-                TextField("save:name", (118, 24, W - 140, 24), ed, name=f"{action} As", on_commit=lambda t: do_save()),
-                Label((20, 64, 90, 24), "Where:", 13, align="right"),
-                PopupButton("save:where", (118, 64, 200, 24), list(LOCATIONS), form["where"],
-                            lambda v: (form.__setitem__("where", v), s.touch()), name="Where"),
-                Label((20, 100, 90, 24), "Format:", 13, align="right"),
-                Label((118, 100, 200, 24), format_label, 13, color="secondary_text", key="save:format"),
-                Button("save:cancel", (W - 200, H - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(s), cancel=True),
-                Button("save:save", (W - 104, H - 44, 84, 26), action, lambda: do_save(), default=True,
-                       enabled=bool(ed.text.strip())),
-            ]
+        def finish(path: Path) -> None:
+            try:
+                on_done(path)
+            except (NumbersError, iwork.IWorkFileError, OSError, ValueError) as e:
+                alert(self, win, f"The document couldn’t be {'saved' if action == 'Save' else 'exported'}.",
+                      str(e), [("OK", lambda: None)], cancel=0)
 
-        def do_save() -> None:
-            name = sheet.editors["save:name"].text.strip()
-            if not name or "/" in name or name.startswith("."):
-                return
-            if not name.lower().endswith(suffix):
-                name += suffix
-            path = self._location_dir(form["where"]) / name
-            self.desktop.close_window(sheet)
+        def exists(path: Path) -> bool:
+            # a CSV export of several tables writes a folder named like the file
+            return path.exists() or (suffix == ".csv" and len(win.doc.tables()) > 1 and path.with_suffix("").exists())
 
-            def finish() -> None:
-                try:
-                    on_done(path)
-                except (NumbersError, iwork.IWorkFileError, OSError, ValueError) as e:
-                    alert(self, win, f"The document couldn’t be {'saved' if action == 'Save' else 'exported'}.",
-                          str(e), [("OK", lambda: None)], cancel=0)
-
-            existing = path.exists() or (suffix == ".csv" and len(win.doc.tables()) > 1 and path.with_suffix("").exists())
-            if existing and not (win.doc.path is not None and path.resolve() == win.doc.path.resolve()):
-                alert(self, win, f"“{name}” already exists. Do you want to replace it?",
-                      f"A file with the same name already exists in {form['where']}. Replacing it will overwrite its "
-                      "current contents.", [("Replace", finish), ("Cancel", lambda: None)], default=1, cancel=1)
-            else:
-                finish()
-
-        sheet = Window(self, action, (0, 0, W, H), build, parent=win, kind="sheet")
-        sheet.focus_key = "save:name"
-        ed = sheet.editor("save:name", initial=default)
-        ed.anchor, ed.cursor = 0, len(default_stem)
-        self.desktop.show_window(sheet)
-        return sheet
-
-    def _location_dir(self, where: str) -> Path:
-        home = self.desktop.home
-        return home if where == "Home" else home / where
-
-    def _location_of(self, path: Path) -> str:
-        for loc in LOCATIONS[:3]:
-            if path.parent == self.desktop.home / loc:
-                return loc
-        return "Home"
+        return save_sheet(self, win, verb=action, default=default_stem + suffix, selected=len(default_stem),
+                          file_name=lambda name: with_suffix(name, suffix), on_save=finish, format_text=format_label,
+                          format_label="Format:", locations=LOCATIONS, exists=exists,
+                          replace_detail="A file with the same name already exists in {where}. Replacing it will "
+                                         "overwrite its current contents.")
 
     def open_panel(self) -> Window:
         """File > Open…: spreadsheets (.numbers, .csv, .tsv, .xlsx) of a location."""
-        W, H = 520, 380
-        form: dict[str, Any] = {"where": "Documents", "selected": None}
         kinds = self.open_suffixes | IMPORT_SUFFIXES
-
-        def build(panel: Window) -> list[Widget]:
-            folder = self._location_dir(form["where"])
-            try:
-                names = sorted((p.name for p in folder.iterdir() if not p.name.startswith(".")
-                                and (p.is_dir() or p.suffix.lower() in kinds)), key=str.lower)
-            except OSError:
-                names = []
-            rows = [Row(n, [n], icon="folder" if (folder / n).is_dir() else "document") for n in names]
-            return [
-                Box((0, 0, W, H), "window_bg"),
-                PopupButton("open:where", (20, 16, 200, 24), list(LOCATIONS), form["where"],
-                            lambda v: (form.update(where=v, selected=None), panel.touch()), name="Where"),
-                ListView("open:files", (20, 52, W - 40, H - 110), rows, [form["selected"]] if form["selected"] else [],
-                         name="Files", on_select=lambda ks: form.__setitem__("selected", ks[0] if ks else None),
-                         on_activate=lambda k: do_open(k)),
-                Button("open:cancel", (W - 200, H - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(panel), cancel=True),
-                Button("open:open", (W - 104, H - 44, 84, 26), "Open", lambda: do_open(form["selected"]), default=True,
-                       enabled=form["selected"] is not None),
-            ]
-
-        def do_open(name: str | None) -> None:
-            if not name:
-                return
-            path = self._location_dir(form["where"]) / name
-            if path.is_dir():
-                return
-            self.desktop.close_window(panel)
-            self.open_file(path)
-
-        x, y = self.desktop.cascade_origin(W, H)
-        panel = Window(self, "Open", (x, y, W, H), build)
-        panel.focus_key = "open:files"
-        self.desktop.show_window(panel)
-        return panel
+        return open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() in kinds, locations=LOCATIONS)
 
     # ------------------------------------------------------------------ menus
     def app_menus(self) -> list:

@@ -12,14 +12,13 @@ from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScr
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, Terminology
 from ..menus import MenuItem, sep
 from ..scripting import WindowScripting, path_text
-from ..widgets import Box, Button, Label, ListView, PopupButton, Row, TextField, Widget
+from ..widgets import Box, TextField, Widget
 from ..window import Window, alert
 from .base import App
+from .file_panels import open_panel, save_sheet
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
-
-LOCATIONS = ("Desktop", "Documents", "Downloads", "Home")
 
 
 @dataclass
@@ -270,107 +269,24 @@ class TextEditApp(App):
         self.save_sheet(win, then_close)
 
     def save_sheet(self, win: Window, then_close: bool = False) -> Window:
-        """The save panel: "Save As", "Where" (a location popup), Cancel and Save."""
+        """The save panel: "Save As", "Where" (a location popup), Cancel and Save; a name without an
+        extension gets ".txt"."""
         doc: Document = win.doc
-        w, h = 460, 170
-        form = {"where": "Documents" if doc.path is None else self._location_of(doc.path)}
         default = doc.name if "." in doc.name else doc.name + ".txt"
 
-        def build(sheet: Window) -> list[Widget]:
-            ed = sheet.editor("save:name", initial=default)
-            return [
-                Label((20, 24, 90, 24), "Save As:", 13, align="right"),
-                TextField("save:name", (118, 24, w - 140, 24), ed, name="Save As", on_commit=lambda t: do_save()),
-                Label((20, 64, 90, 24), "Where:", 13, align="right"),
-                PopupButton("save:where", (118, 64, 200, 24), list(LOCATIONS), form["where"],
-                            lambda v: (form.__setitem__("where", v), sheet.touch()), name="Where"),
-                Label((20, 100, 90, 24), "File Format:", 13, align="right"),
-                Label((118, 100, 200, 24), "Plain Text (UTF-8)", 13, color="secondary_text", key="save:format"),
-                Button("save:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(sheet), cancel=True),
-                Button("save:save", (w - 104, h - 44, 84, 26), "Save", lambda: do_save(), default=True,
-                       enabled=bool(ed.text.strip())),
-            ]
+        def finish(path: Path) -> None:
+            self.write(doc, path)
+            if then_close:
+                self.desktop.close_window(win)
 
-        def do_save() -> None:
-            name = sheet.editors["save:name"].text.strip()
-            if not name or "/" in name or name.startswith("."):
-                return
-            if "." not in name:
-                name += ".txt"
-            folder = self._location_dir(form["where"])
-            path = folder / name
-            self.desktop.close_window(sheet)
-
-            def finish() -> None:
-                self.write(doc, path)
-                if then_close:
-                    self.desktop.close_window(win)
-
-            if path.exists() and (doc.path is None or path.resolve() != doc.path.resolve()):
-                alert(self, win, f"“{name}” already exists. Do you want to replace it?",
-                      f"A file or folder with the same name already exists in the folder {form['where']}. "
-                      "Replacing it will overwrite its current contents.",
-                      [("Replace", finish), ("Cancel", lambda: None)], default=1, cancel=1)
-            else:
-                finish()
-
-        sheet = Window(self, "Save", (0, 0, w, h), build, parent=win, kind="sheet")
-        sheet.focus_key = "save:name"
-        ed = sheet.editor("save:name", initial=default)
-        stem = default.rfind(".") if "." in default else len(default)
-        ed.anchor, ed.cursor = 0, stem
-        self.desktop.show_window(sheet)
-        return sheet
-
-    def _location_dir(self, where: str) -> Path:
-        home = self.desktop.home
-        return home if where == "Home" else home / where
-
-    def _location_of(self, path: Path) -> str:
-        for loc in LOCATIONS[:3]:
-            if path.parent == self.desktop.home / loc:
-                return loc
-        return "Home"
+        return save_sheet(self, win, verb="Save", default=default,
+                          selected=default.rfind(".") if "." in default else len(default),
+                          file_name=lambda name: name if "." in name else name + ".txt", on_save=finish,
+                          format_text="Plain Text (UTF-8)")
 
     def open_panel(self) -> Window:
         """The open panel: choose a location, pick a file, Open."""
-        w, h = 520, 380
-        form = {"where": "Documents", "selected": None}
-
-        def build(panel: Window) -> list[Widget]:
-            folder = self._location_dir(form["where"])
-            try:
-                names = sorted((p.name for p in folder.iterdir() if not p.name.startswith(".")), key=str.lower)
-            except OSError:
-                names = []
-            rows = [Row(n, [n], icon="folder" if (folder / n).is_dir() else "document") for n in names]
-            return [
-                Box((0, 0, w, h), "window_bg"),
-                PopupButton("open:where", (20, 16, 200, 24), list(LOCATIONS), form["where"],
-                            lambda v: (form.__setitem__("where", v), form.__setitem__("selected", None), panel.touch()),
-                            name="Where"),
-                ListView("open:files", (20, 52, w - 40, h - 110), rows, [form["selected"]] if form["selected"] else [],
-                         name="Files", on_select=lambda ks: form.__setitem__("selected", ks[0] if ks else None),
-                         on_activate=lambda k: do_open(k)),
-                Button("open:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: self.desktop.close_window(panel), cancel=True),
-                Button("open:open", (w - 104, h - 44, 84, 26), "Open", lambda: do_open(form["selected"]), default=True,
-                       enabled=form["selected"] is not None),
-            ]
-
-        def do_open(name: str | None) -> None:
-            if not name:
-                return
-            path = self._location_dir(form["where"]) / name
-            if path.is_dir():
-                return
-            self.desktop.close_window(panel)
-            self.open_file(path)
-
-        x, y = self.desktop.cascade_origin(w, h)
-        panel = Window(self, "Open", (x, y, w, h), build)
-        panel.focus_key = "open:files"
-        self.desktop.show_window(panel)
-        return panel
+        return open_panel(self)
 
     def app_menus(self) -> list:
         fw = self._front()
