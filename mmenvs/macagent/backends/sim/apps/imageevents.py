@@ -29,7 +29,7 @@ from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBas
 from ....applescript.values import Constant, FileRef
 from ...base import BackendError
 from .base import App
-from .media import _PIL_TO_SIPS, _sips_encode, _sips_transform, _Usage
+from .media import _sips_encode, _sips_transform, _Usage, read_image
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -136,18 +136,12 @@ class ImageEventsScripting(ScriptableAppBase):
                                    ERR_PARAM) from None
 
     def _open(self, target: Any) -> ObjectRef:
-        from PIL import Image
-
         path = self._host(target, "file")
         if not path.is_file():
             raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.",
                                    ERR_FILE_NOT_FOUND)
         try:
-            with Image.open(path) as im:
-                im.load()
-                img = im.copy()
-                fmt = _PIL_TO_SIPS.get(im.format or "", (im.format or "").lower())
-                dpi = im.info.get("dpi", (72.0, 72.0))
+            img, fmt, dpi = read_image(path)
         except Exception:  # noqa: BLE001 - Pillow raises many types for files it cannot read
             raise AppleScriptError(f"Can’t make file “{path.name}” into type image.", ERR_COERCION) from None
         image_id = next(self.app.counter)

@@ -195,15 +195,24 @@ def _chunks(data: bytes, start: int, big_endian: bool) -> list[tuple[bytes, int,
     return out
 
 
+def _format_and_sound(data: bytes, big_endian: bool, format_id: bytes, sound_id: bytes, min_format: int,
+                      missing: str) -> tuple[bytes, tuple[int, int]]:
+    """A WAVE/AIFF file's format chunk (its bytes) and sound chunk (offset, size), the last of each;
+    ``AudioError(missing)`` when one is absent or the format chunk is shorter than ``min_format``."""
+    format_chunk = sound_chunk = None
+    for cid, off, size in _chunks(data, 12, big_endian):
+        if cid == format_id:
+            format_chunk = data[off:off + size]
+        elif cid == sound_id:
+            sound_chunk = (off, size)
+    if format_chunk is None or sound_chunk is None or len(format_chunk) < min_format:
+        raise AudioError(missing)
+    return format_chunk, sound_chunk
+
+
 def _read_wave(data: bytes) -> AudioFile:
-    fmt_chunk = data_chunk = None
-    for cid, off, size in _chunks(data, 12, False):
-        if cid == b"fmt ":
-            fmt_chunk = data[off:off + size]
-        elif cid == b"data":
-            data_chunk = (off, size)
-    if fmt_chunk is None or data_chunk is None or len(fmt_chunk) < 16:
-        raise AudioError("WAVE file without a 'fmt ' and a 'data' chunk")
+    fmt_chunk, data_chunk = _format_and_sound(data, False, b"fmt ", b"data", 16,
+                                              "WAVE file without a 'fmt ' and a 'data' chunk")
     tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", fmt_chunk[:16])
     if tag == 0xFFFE and len(fmt_chunk) >= 26:
         tag = struct.unpack("<H", fmt_chunk[24:26])[0]  # the subformat GUID starts with the format tag
@@ -217,14 +226,7 @@ def _read_wave(data: bytes) -> AudioFile:
 
 def _read_aiff(data: bytes) -> AudioFile:
     aifc = data[8:12] == b"AIFC"
-    comm = ssnd = None
-    for cid, off, size in _chunks(data, 12, True):
-        if cid == b"COMM":
-            comm = data[off:off + size]
-        elif cid == b"SSND":
-            ssnd = (off, size)
-    if comm is None or ssnd is None or len(comm) < 18:
-        raise AudioError("AIFF file without a 'COMM' and an 'SSND' chunk")
+    comm, ssnd = _format_and_sound(data, True, b"COMM", b"SSND", 18, "AIFF file without a 'COMM' and an 'SSND' chunk")
     channels, frames, bits = struct.unpack(">hIh", comm[:8])
     rate = _from_extended(comm[8:18])
     compression = comm[18:22] if aifc and len(comm) >= 22 else b"NONE"
@@ -402,6 +404,22 @@ def speech_samples(text: str, voice: str = DEFAULT_VOICE, rate: float = DEFAULT_
 _IMAGE_FORMATS = {"png": ("PNG", "public.png"), "jpeg": ("JPEG", "public.jpeg"), "tiff": ("TIFF", "public.tiff"),
                   "bmp": ("BMP", "com.microsoft.bmp"), "gif": ("GIF", "com.compuserve.gif")}
 _PIL_TO_SIPS = {v[0]: k for k, v in _IMAGE_FORMATS.items()}
+
+
+def read_image(path: Path) -> tuple["Image.Image", str, tuple[Any, Any]]:
+    """The image file at ``path`` read into memory (the file is closed again), its format as sips names
+    it and its resolution (x, y) in dpi (72 when the file has none). Pillow's errors for a file it cannot
+    read pass through: sips and Image Events each say so in their own words."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im.load()
+        img = im.copy()
+        fmt = _PIL_TO_SIPS.get(im.format or "", (im.format or "").lower())
+        dpi = im.info.get("dpi", (72.0, 72.0))
+    return img, fmt, dpi
+
+
 _SIPS_OTHER_FORMATS = {"jp2", "pict", "qtif", "psd", "sgi", "tga", "heic", "pdf", "ico", "icns", "exr", "astc", "ktx"}
 _JPEG_QUALITY = {"low": 25, "normal": 50, "high": 75, "best": 100, "default": 85}
 _SIPS_PROPERTIES = ("pixelWidth", "pixelHeight", "typeIdentifier", "format", "formatOptions", "dpiWidth", "dpiHeight",
@@ -510,8 +528,6 @@ class MediaTools(App):
 
     # ------------------------------------------------------------------ sips
     def _sips(self, args: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
-        from PIL import Image
-
         if not args or args[0] in ("-h", "--help", "-H", "--helpProperties"):
             return _SIPS_USAGE, "", 0 if args else 1
         actions: list[tuple[str, list[str]]] = []
@@ -556,11 +572,7 @@ class MediaTools(App):
         stdout, stderr, code = "", warnings, 0
         for shown, p in valid:
             try:
-                with Image.open(p) as im:
-                    im.load()
-                    img = im.copy()
-                    fmt = _PIL_TO_SIPS.get(im.format or "", (im.format or "").lower())
-                    dpi = im.info.get("dpi", (72.0, 72.0))
+                img, fmt, dpi = read_image(p)
             except Exception:  # noqa: BLE001 - Pillow raises many types for files it cannot read
                 stderr += f"Warning: {shown} not a valid file - skipping\n"
                 code = 13

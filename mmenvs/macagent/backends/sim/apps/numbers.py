@@ -1363,12 +1363,19 @@ class NumbersApp(App):
             return None
         return t, min(sel[1], sel[3]), min(sel[2], sel[4]), max(sel[1], sel[3]), max(sel[2], sel[4])
 
+    def _area_to_change(self, win: Window | None) -> tuple[Table, int, int, int, int] | None:
+        """The selected area of ``win`` with an undo step recorded, as a command that changes it
+        needs first (None, and nothing recorded, without a window or a selection)."""
+        area = self._selected_area(win) if win is not None else None
+        if area is not None:
+            self.record_undo(win.doc)
+        return area
+
     def clear_selection(self, win: Window) -> None:
-        area = self._selected_area(win)
+        area = self._area_to_change(win)
         if area is None:
             return
         t, top, left, bottom, right = area
-        self.record_undo(win.doc)
         for r in range(top, bottom + 1):
             for c in range(left, right + 1):
                 t.set(r, c, None)
@@ -1450,24 +1457,18 @@ class NumbersApp(App):
         text_prompt(self, win, "Rename Sheet", "Name:", s.name, done, "Rename")
 
     def sort_selection(self, win: Window | None, descending: bool) -> None:
-        if win is None:
-            return
-        area = self._selected_area(win)
+        area = self._area_to_change(win)
         if area is None:
             return
         t, top, left, bottom, right = area
-        self.record_undo(win.doc)
         t.sort(left, descending)
         self.changed(win.doc)
 
     def _structure(self, win: Window | None, what: str) -> None:
-        if win is None:
-            return
-        area = self._selected_area(win)
+        area = self._area_to_change(win)
         if area is None:
             return
         t, top, left, bottom, right = area
-        self.record_undo(win.doc)
         try:
             if what == "row above":
                 t.insert_rows(top)

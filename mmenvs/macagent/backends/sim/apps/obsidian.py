@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from ..menus import MenuItem, sep
-from ..widgets import Box, Button, Label, ListView, MouseEvent, Row, Segmented, TextField, Widget
+from ..widgets import Box, Button, Editor, Label, ListView, MouseEvent, Rect, Row, Segmented, TextField, Widget
 from ..window import Window, alert, text_prompt
 from .base import App
 
@@ -184,6 +184,25 @@ class VaultIndex:
 PickItem = tuple[str, str, Callable[[], Any]]  # (label, detail such as a shortcut, action)
 
 
+class PickField(TextField):
+    """The query field above a list of results (command palette, quick switcher): Up/Down move
+    ``state["sel"]`` through the ``count()`` results, wrapping round; other keys edit the query."""
+
+    def __init__(self, key: str, rect: Rect, editor: Editor, state: dict[str, Any], count: Callable[[], int],
+                 **kw: Any) -> None:
+        super().__init__(key, rect, editor, **kw)
+        self.state, self.count = state, count
+
+    def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
+        if key in ("up", "down") and not mods:
+            n = self.count()
+            if n:
+                self.state["sel"] = (self.state["sel"] + (1 if key == "down" else -1)) % n
+            win.touch()
+            return True
+        return super().key_event(win, key, mods)
+
+
 def quick_pick(app: App, parent: Window, title: str, items: list[PickItem], placeholder: str,
                prefix: str = "") -> Window:
     """A command-palette sheet on ``parent``: typing filters ``items`` (every word must occur in the
@@ -205,16 +224,6 @@ def quick_pick(app: App, parent: Window, title: str, items: list[PickItem], plac
             hits[min(state["sel"] if i is None else i, len(hits) - 1)][2]()
         app.touch()
 
-    class PickField(TextField):
-        def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
-            if key in ("up", "down") and not mods:
-                n = len(matches())
-                if n:
-                    state["sel"] = (state["sel"] + (1 if key == "down" else -1)) % n
-                win.touch()
-                return True
-            return super().key_event(win, key, mods)
-
     def build(s: Window) -> list[Widget]:
         hits = matches()
         s.h = 56 + max(1, len(hits)) * 26
@@ -224,7 +233,8 @@ def quick_pick(app: App, parent: Window, title: str, items: list[PickItem], plac
             state["query"] = t
             state["sel"] = 0
 
-        out: list[Widget] = [PickField("palette:query", (10, 10, w - 20, 28), ed, name=placeholder, placeholder=placeholder,
+        out: list[Widget] = [PickField("palette:query", (10, 10, w - 20, 28), ed, state, lambda: len(matches()),
+                                       name=placeholder, placeholder=placeholder,
                                        size=14, on_change=changed, on_commit=lambda t: run(),
                                        on_cancel=lambda: app.desktop.close_window(s, force=True))]
         if hits:
@@ -1052,14 +1062,8 @@ class ObsidianApp(App):
                 return
             parent.focus_key = "obsidian:editor"
 
-        class SwitcherField(TextField):
+        class SwitcherField(PickField):
             def key_event(self, win: Window, key: str, mods: frozenset) -> bool:
-                if key in ("up", "down") and not mods:
-                    n = len(matches())
-                    if n:
-                        state["sel"] = (state["sel"] + (1 if key == "down" else -1)) % n
-                    win.touch()
-                    return True
                 if key in ("return", "enter") and mods <= {"shift"}:
                     go(create="shift" in mods)
                     return True
@@ -1074,7 +1078,8 @@ class ObsidianApp(App):
                 state["query"] = t
                 state["sel"] = 0
 
-            out: list[Widget] = [SwitcherField("switcher:query", (12, 12, w - 24, 30), ed, name="Find or create a note",
+            out: list[Widget] = [SwitcherField("switcher:query", (12, 12, w - 24, 30), ed, state, lambda: len(matches()),
+                                               name="Find or create a note",
                                                placeholder="Find or create a note...", size=15, on_change=changed,
                                                on_cancel=lambda: self.desktop.close_window(s, force=True))]
             if hits:
