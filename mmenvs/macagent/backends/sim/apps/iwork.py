@@ -34,7 +34,7 @@ from ..scripting import path_text
 from ..theme import font as ui_font
 from ..widgets import Box, Button, Custom, Label, Segmented, Widget
 from ..window import Window, alert
-from .base import App
+from .documents import DocumentApp
 from .file_panels import open_panel, save_sheet, with_suffix
 
 # document kind → (file suffix, app name)
@@ -479,7 +479,7 @@ class ExportFormat:
     suffix: str
 
 
-class IWorkApp(App):
+class IWorkApp(DocumentApp):
     """Base of the sim's iWork apps. Subclasses set ``kind``, ``choices`` (template or theme names),
     ``chooser_title``, ``export_formats``, and implement the model hooks and ``build_document``."""
 
@@ -490,10 +490,10 @@ class IWorkApp(App):
     default_choice = ""
     export_formats: tuple[ExportFormat, ...] = ()
     doc_size = (900, 620)
+    documents: list[IWorkDoc]
 
     def __init__(self, desktop: Any) -> None:
         super().__init__(desktop)
-        self.documents: list[IWorkDoc] = []
         self._next = 1
 
     @property
@@ -525,32 +525,15 @@ class IWorkApp(App):
         d.rectangle((x, y, x + w - 1, y + h - 1), fill=(255, 255, 255), outline=(200, 200, 200))
 
     # ------------------------------------------------------------------ documents
-    def documents_front_first(self) -> list[IWorkDoc]:
-        seen = [w.doc for w in self.windows if isinstance(w.doc, IWorkDoc)]
-        return seen + [d for d in self.documents if d not in seen]
-
-    def front_document(self) -> IWorkDoc | None:
-        docs = self.documents_front_first()
-        return docs[0] if docs else None
-
     def find_document(self, doc_id: Any) -> IWorkDoc | None:
         return next((d for d in self.documents if d.id == doc_id), None)
-
-    def _untitled(self) -> str:
-        taken = {d.name for d in self.documents}
-        if "Untitled" not in taken:
-            return "Untitled"
-        k = 2
-        while f"Untitled {k}" in taken:
-            k += 1
-        return f"Untitled {k}"
 
     def new_document(self, choice: str | None = None, name: str | None = None) -> IWorkDoc:
         """Create and show a document from template / theme ``choice`` (the default one if None)."""
         choice = self.default_choice if choice is None else choice
         if choice not in self.choices:
             raise ValueError(f"{self.name} has no {self._choice_word()} named {choice!r}; it has {', '.join(self.choices)}")
-        doc = IWorkDoc(self._next, name or self._untitled(), self.new_model(choice))
+        doc = IWorkDoc(self._next, name or self.untitled_name(), self.new_model(choice))
         self._next += 1
         self.documents.append(doc)
         self._open_window(doc)
@@ -562,12 +545,9 @@ class IWorkApp(App):
 
     def load(self, path: Path) -> IWorkDoc:
         """Open the document at ``path`` (raises ``IWorkFileError`` naming the file when it is not one)."""
-        for d in self.documents:
-            if d.path is not None and d.path.resolve() == path.resolve():
-                for w in self.windows:
-                    if w.doc is d:
-                        self.desktop.raise_window(w)
-                return d
+        doc = self.already_open(path)
+        if doc is not None:
+            return doc
         content = read_document(path, self.kind)
         model = self.model_from_content(content, path.name)
         doc = IWorkDoc(self._next, path.name[: -len(path.suffix)] if path.suffix else path.name, model, path)
@@ -598,14 +578,6 @@ class IWorkApp(App):
         self.export(doc, fmt, path, options or {})
         self.touch()
 
-    def close_document(self, doc: IWorkDoc) -> None:
-        for w in list(self.windows):
-            if w.doc is doc:
-                self.desktop.close_window(w, force=True)
-        if doc in self.documents:
-            self.documents.remove(doc)
-        self.touch()
-
     def mark_modified(self, doc: IWorkDoc) -> None:
         doc.modified = True
 
@@ -618,10 +590,6 @@ class IWorkApp(App):
                          + ", ".join(f.constant for f in self.export_formats))
 
     # ------------------------------------------------------------------ windows
-    def reopen(self) -> None:
-        if not [w for w in self.windows if not w.minimized]:
-            self.chooser()
-
     def new_window(self) -> Window:
         return self.chooser()
 
@@ -640,20 +608,6 @@ class IWorkApp(App):
         doc: IWorkDoc = win.doc
         win.title = doc.name + (" — Edited" if doc.modified else "")
         return self.build_document(win)
-
-    def window_closed(self, win: Window) -> None:
-        if win.doc in self.documents and not any(w.doc is win.doc for w in self.windows):
-            self.documents.remove(win.doc)
-
-    def request_close(self, win: Window) -> None:
-        doc = win.doc
-        if not isinstance(doc, IWorkDoc) or not doc.modified:
-            self.desktop.close_window(win)
-            return
-        alert(self, win, f"Do you want to save the changes made to the document “{doc.name}”?",
-              "Your changes will be lost if you don’t save them.",
-              [("Save", lambda: self.save(win, then_close=True)), ("Cancel", lambda: None),
-               ("Don’t Save", lambda: self.desktop.close_window(win))], default=0, cancel=1)
 
     def chooser(self) -> Window:
         """The template / theme chooser: a grid of thumbnails (click or arrow keys to select,

@@ -25,7 +25,7 @@ from ..theme import font, text_width
 from ..widgets import Box, Button, Custom, Editor, Label, MouseEvent, Segmented, TextField, Widget
 from ..window import Window, alert, text_prompt
 from . import iwork
-from .base import App
+from .documents import DocumentApp
 from .file_panels import open_panel, save_sheet, with_suffix
 from .numbers_formulas import (CellError, Formula, address, column_index, column_name, display, input_text,
                                parse_address, parse_input, parse_range, range_name)
@@ -702,16 +702,16 @@ class SheetGrid(Widget):
 # ===================================================================================== the app
 
 
-class NumbersApp(App):
+class NumbersApp(DocumentApp):
     """Numbers; ``documents`` are the open spreadsheets."""
 
     name = "Numbers"
     bundle_id = "com.apple.Numbers"
     open_suffixes = frozenset({".numbers"})
+    documents: list[Document]
 
     def __init__(self, desktop: "Desktop") -> None:
         super().__init__(desktop)
-        self.documents: list[Document] = []
         self._next = 1
         self._ids = itertools.count(1)  # sheet and table ids
         self.scripting = NumbersScripting(self)
@@ -721,20 +721,6 @@ class NumbersApp(App):
         return path.suffix.lower() in self.open_suffixes | IMPORT_SUFFIXES
 
     # ------------------------------------------------------------------ model
-    def documents_front_first(self) -> list[Document]:
-        seen = []
-        for w in self.windows:
-            if w.doc is not None and w.doc not in seen:
-                seen.append(w.doc)
-        return seen + [d for d in self.documents if d not in seen]
-
-    def front_document(self) -> Document | None:
-        docs = self.documents_front_first()
-        return docs[0] if docs else None
-
-    def window_of(self, doc: Document) -> Window | None:
-        return next((w for w in self.windows if w.doc is doc), None)
-
     def changed(self, doc: Document, modified: bool = True) -> None:
         self.adopt(doc)
         if modified:
@@ -750,18 +736,11 @@ class NumbersApp(App):
                 if t.id < 0:
                     t.id = next(self._ids)
 
-    def _untitled(self) -> str:
-        names = {d.name for d in self.documents}
-        n = 1
-        while (f"Untitled {n}" if n > 1 else "Untitled") in names:
-            n += 1
-        return f"Untitled {n}" if n > 1 else "Untitled"
-
     def new_document(self, template: str = "Blank") -> Document:
         """A new document from ``template`` (a name in TEMPLATES), shown in a window."""
         if template not in TEMPLATES:
             raise NumbersError(f"unknown template {template!r}; Numbers has {', '.join(TEMPLATES)}")
-        doc = Document(self._next, self._untitled(), TEMPLATES[template](), template)
+        doc = Document(self._next, self.untitled_name(), TEMPLATES[template](), template)
         self._next += 1
         self.adopt(doc)
         self.documents.append(doc)
@@ -779,12 +758,9 @@ class NumbersApp(App):
     def load_file(self, path: Path) -> Document:
         """Open a ``.numbers`` document, or import a CSV/TSV/Excel file into a new document (raises
         NumbersError / IWorkFileError naming the file when it cannot be read)."""
-        for d in self.documents:
-            if d.path is not None and d.path.resolve() == path.resolve():
-                w = self.window_of(d)
-                if w is not None:
-                    self.desktop.raise_window(w)
-                return d
+        opened = self.already_open(path)
+        if opened is not None:
+            return opened
         suffix = path.suffix.lower()
         if suffix == ".numbers":
             sheets, template, active = read_numbers(path)
@@ -820,14 +796,6 @@ class NumbersApp(App):
             path = path.with_name(path.name + suffix)
         return export(doc, path, fmt)
 
-    def close_document(self, doc: Document) -> None:
-        for w in list(self.windows):
-            if w.doc is doc:
-                self.desktop.close_window(w, force=True)
-        if doc in self.documents:
-            self.documents.remove(doc)
-        self.touch()
-
     def selection_of(self, table: Table) -> tuple[int, int, int, int] | None:
         for w in self.windows:
             sel = w.state.get("sel")
@@ -856,10 +824,6 @@ class NumbersApp(App):
             for d in self.documents_front_first()]}
 
     # ------------------------------------------------------------------ windows
-    def reopen(self) -> None:
-        if not [w for w in self.windows if not w.minimized]:
-            self.template_chooser()
-
     def new_window(self) -> Window:
         return self.template_chooser()
 
@@ -874,20 +838,11 @@ class NumbersApp(App):
         self.desktop.show_window(win)
         return win
 
-    def window_closed(self, win: Window) -> None:
-        if win.doc in self.documents and not any(w.doc is win.doc for w in self.windows):
-            self.documents.remove(win.doc)
-
     def request_close(self, win: Window) -> None:
         doc: Document | None = win.doc
-        if doc is None or not doc.modified:
-            self.desktop.close_window(win)
-            return
-        self.commit_all(doc)
-        alert(self, win, f"Do you want to save the changes made to the document “{doc.name}”?",
-              "Your changes will be lost if you don’t save them.",
-              [("Save", lambda: self.save(win, then_close=True)), ("Cancel", lambda: None),
-               ("Don’t Save", lambda: self.desktop.close_window(win))], default=0, cancel=1)
+        if doc is not None and doc.modified:
+            self.commit_all(doc)  # a cell being edited is part of what the alert offers to save
+        super().request_close(win)
 
     # ------------------------------------------------------------------ template chooser
     def template_chooser(self) -> Window:

@@ -13,8 +13,8 @@ from ....applescript.model import STANDARD_COMMANDS, ObjectRef, Terminology
 from ..menus import MenuItem, sep
 from ..scripting import WindowScripting, path_text
 from ..widgets import Box, TextField, Widget
-from ..window import Window, alert
-from .base import App
+from ..window import Window
+from .documents import DocumentApp
 from .file_panels import open_panel, save_sheet
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -152,27 +152,20 @@ def _ref(value: Any, cls: str) -> ObjectRef:
     raise AppleScriptError(f"Can’t make {value!r} into type {cls}.", -1700)
 
 
-class TextEditApp(App):
+class TextEditApp(DocumentApp):
     """TextEdit; ``documents`` are the open documents."""
 
     name = "TextEdit"
     bundle_id = "com.apple.TextEdit"
+    save_button = "Save…"
+    documents: list[Document]
 
     def __init__(self, desktop: "Desktop") -> None:
         super().__init__(desktop)
-        self.documents: list[Document] = []
         self._next = 1
         self.scripting = TextEditScripting(self)
 
     # ------------------------------------------------------------------ model
-    def documents_front_first(self) -> list[Document]:
-        seen = [w.doc for w in self.windows if w.doc is not None]
-        return seen + [d for d in self.documents if d not in seen]
-
-    def front_document(self) -> Document | None:
-        docs = self.documents_front_first()
-        return docs[0] if docs else None
-
     def new_document(self, text: str = "", name: str | None = None) -> Document:
         if name is None:
             n = len([d for d in self.documents if d.path is None]) + 1
@@ -184,12 +177,9 @@ class TextEditApp(App):
         return doc
 
     def open_file(self, path: Path) -> Document:
-        for d in self.documents:
-            if d.path is not None and d.path.resolve() == path.resolve():
-                for w in self.windows:
-                    if w.doc is d:
-                        self.desktop.raise_window(w)
-                return d
+        doc = self.already_open(path)
+        if doc is not None:
+            return doc
         text = path.read_bytes().decode("utf-8", "replace")
         doc = Document(self._next, path.name, text, path, False)
         self._next += 1
@@ -208,32 +198,14 @@ class TextEditApp(App):
                 w.title = doc.name
         self.touch()
 
-    def close_document(self, doc: Document) -> None:
-        for w in list(self.windows):
-            if w.doc is doc:
-                self.desktop.close_window(w, force=True)
-        if doc in self.documents:
-            self.documents.remove(doc)
-        self.touch()
-
     def state(self) -> dict[str, Any]:
         return {"running": self.running, "documents": [
             {"name": d.name, "text": d.text, "path": self.desktop.backend.posix_path(d.path) if d.path else None,
              "modified": d.modified} for d in self.documents_front_first()]}
 
     # ------------------------------------------------------------------ GUI
-    def reopen(self) -> None:
-        if not [w for w in self.windows if not w.minimized]:
-            self.new_document()
-
-    def new_window(self) -> Window:
-        return self._window_of(self.new_document())
-
-    def _window_of(self, doc: Document) -> Window:
-        for w in self.windows:
-            if w.doc is doc:
-                return w
-        raise KeyError(doc.name)
+    def new_window(self) -> Window | None:
+        return self.window_of(self.new_document())
 
     def _open_window(self, doc: Document) -> Window:
         w, h = 640, 480
@@ -242,20 +214,6 @@ class TextEditApp(App):
         win.focus_key = "textedit:text"
         self.desktop.show_window(win)
         return win
-
-    def window_closed(self, win: Window) -> None:
-        if win.doc in self.documents and not any(w.doc is win.doc for w in self.windows):
-            self.documents.remove(win.doc)
-
-    def request_close(self, win: Window) -> None:
-        doc: Document = win.doc
-        if doc is None or not doc.modified:
-            self.desktop.close_window(win)
-            return
-        alert(self, win, f"Do you want to save the changes made to the document “{doc.name}”?",
-              "Your changes will be lost if you don’t save them.",
-              [("Save…", lambda: self.save(win, then_close=True)), ("Cancel", lambda: None),
-               ("Don’t Save", lambda: self.desktop.close_window(win))], default=0, cancel=1)
 
     def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
         if win is None:

@@ -1,0 +1,92 @@
+"""The document bookkeeping TextEdit, Pages, Keynote and Numbers share: ``documents`` holds the open
+documents, each shown in one window (``win.doc``; the app's other windows have no document), and a
+document has a ``name``, a ``path`` (None until saved) and a ``modified`` flag. The apps' Open panel and
+save sheets are in :mod:`.file_panels`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..window import Window, alert
+from .base import App
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..desktop import Desktop
+
+
+class DocumentApp(App):
+    """An app of documents in windows. Subclasses create documents and their windows, and implement
+    ``save(win, then_close=...)`` (what the close alert's Save button does) and ``new_window``."""
+
+    save_button = "Save"  # the close alert's first button (TextEdit says "Save…")
+
+    def __init__(self, desktop: "Desktop") -> None:
+        super().__init__(desktop)
+        self.documents: list[Any] = []
+
+    def save(self, win: Window | None, then_close: bool = False) -> None:
+        raise NotImplementedError
+
+    def documents_front_first(self) -> list[Any]:
+        """The open documents: those in windows from the front window back, then any without one."""
+        seen: list[Any] = []
+        for w in self.windows:
+            if w.doc is not None and w.doc not in seen:
+                seen.append(w.doc)
+        return seen + [d for d in self.documents if d not in seen]
+
+    def front_document(self) -> Any | None:
+        docs = self.documents_front_first()
+        return docs[0] if docs else None
+
+    def window_of(self, doc: Any) -> Window | None:
+        return next((w for w in self.windows if w.doc is doc), None)
+
+    def untitled_name(self) -> str:
+        """"Untitled", else the first free "Untitled 2", "Untitled 3", … among the open documents."""
+        names = {d.name for d in self.documents}
+        n = 1
+        while (f"Untitled {n}" if n > 1 else "Untitled") in names:
+            n += 1
+        return f"Untitled {n}" if n > 1 else "Untitled"
+
+    def already_open(self, path: Path) -> Any | None:
+        """The open document saved at ``path``, its window brought to the front; None if there is none
+        (opening a file twice shows the first one again, as on a Mac)."""
+        for d in self.documents:
+            if d.path is not None and d.path.resolve() == path.resolve():
+                w = self.window_of(d)
+                if w is not None:
+                    self.desktop.raise_window(w)
+                return d
+        return None
+
+    def close_document(self, doc: Any) -> None:
+        """Close ``doc`` and its window without asking."""
+        for w in list(self.windows):
+            if w.doc is doc:
+                self.desktop.close_window(w, force=True)
+        if doc in self.documents:
+            self.documents.remove(doc)
+        self.touch()
+
+    def reopen(self) -> None:
+        # minimized windows stay in the Dock: activating the app with no visible window starts a new one
+        if not [w for w in self.windows if not w.minimized]:
+            self.new_window()
+
+    def window_closed(self, win: Window) -> None:
+        if win.doc in self.documents and not any(w.doc is win.doc for w in self.windows):
+            self.documents.remove(win.doc)
+
+    def request_close(self, win: Window) -> None:
+        """Close ``win``; with unsaved changes, first ask: Save (then close), Cancel or Don’t Save."""
+        doc = win.doc
+        if doc is None or not doc.modified:
+            self.desktop.close_window(win)
+            return
+        alert(self, win, f"Do you want to save the changes made to the document “{doc.name}”?",
+              "Your changes will be lost if you don’t save them.",
+              [(self.save_button, lambda: self.save(win, then_close=True)), ("Cancel", lambda: None),
+               ("Don’t Save", lambda: self.desktop.close_window(win))], default=0, cancel=1)
