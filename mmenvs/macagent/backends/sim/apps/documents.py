@@ -28,6 +28,16 @@ class DocumentApp(App):
     def save(self, win: Window | None, then_close: bool = False) -> None:
         raise NotImplementedError
 
+    def write(self, doc: Any, path: Path) -> None:
+        raise NotImplementedError
+
+    def finish_save(self, win: Window, path: Path, then_close: bool) -> None:
+        """Write ``win``'s document to ``path``; with ``then_close`` (Save in the close alert) the
+        window closes after."""
+        self.write(win.doc, path)
+        if then_close:
+            self.desktop.close_window(win)
+
     def documents_front_first(self) -> list[Any]:
         """The open documents: those in windows from the front window back, then any without one."""
         seen: list[Any] = []

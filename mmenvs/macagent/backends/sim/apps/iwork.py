@@ -676,19 +676,12 @@ class IWorkApp(DocumentApp):
             return
         doc: IWorkDoc = win.doc
         if doc.path is not None and not save_as:
-            self.write(doc, doc.path)
-            if then_close:
-                self.desktop.close_window(win)
+            self.finish_save(win, doc.path, then_close)
             return
         kind_name = {"pages": "Pages Document", "keynote": "Keynote Presentation", "numbers": "Numbers Spreadsheet"}[self.kind]
-
-        def finish(path: Path) -> None:
-            self.write(doc, path)
-            if then_close:
-                self.desktop.close_window(win)
-
         save_sheet(self, win, verb="Save", default=doc.name, file_name=lambda name: with_suffix(name, self.suffix),
-                   on_save=finish, format_text=kind_name, size=(480, 170), format_width=300)
+                   on_save=lambda path: self.finish_save(win, path, then_close), format_text=kind_name,
+                   size=(480, 170), format_width=300)
 
     def export_sheet(self, win: Window | None, fmt: ExportFormat | None = None) -> None:
         """File > Export To: the format tabs, then name and location."""

@@ -1450,12 +1450,9 @@ class NumbersApp(DocumentApp):
         doc: Document = win.doc
         self.commit_all(doc)
         if doc.path is not None:
-            self.write(doc, doc.path)
-            if then_close:
-                self.desktop.close_window(win)
+            self.finish_save(win, doc.path, then_close)
             return
-        self.file_sheet(win, "Save", doc.name, ".numbers", "Numbers",
-                        lambda path: (self.write(doc, path), self.desktop.close_window(win) if then_close else None))
+        self.file_sheet(win, "Save", doc.name, ".numbers", "Numbers", lambda path: self.finish_save(win, path, then_close))
 
     def export_sheet(self, win: Window | None, fmt: str) -> Window | None:
         """File > Export To: the format sheet (PDF / Excel / CSV tabs), then Next… asks where."""

@@ -220,9 +220,7 @@ class TextEditApp(DocumentApp):
             return
         doc: Document = win.doc
         if doc.path is not None and not save_as:
-            self.write(doc, doc.path)
-            if then_close:
-                self.desktop.close_window(win)
+            self.finish_save(win, doc.path, then_close)
             return
         self.save_sheet(win, then_close)
 
@@ -231,16 +229,10 @@ class TextEditApp(DocumentApp):
         extension gets ".txt"."""
         doc: Document = win.doc
         default = doc.name if "." in doc.name else doc.name + ".txt"
-
-        def finish(path: Path) -> None:
-            self.write(doc, path)
-            if then_close:
-                self.desktop.close_window(win)
-
         return save_sheet(self, win, verb="Save", default=default,
                           selected=default.rfind(".") if "." in default else len(default),
-                          file_name=lambda name: name if "." in name else name + ".txt", on_save=finish,
-                          format_text="Plain Text (UTF-8)")
+                          file_name=lambda name: name if "." in name else name + ".txt",
+                          on_save=lambda path: self.finish_save(win, path, then_close), format_text="Plain Text (UTF-8)")
 
     def open_panel(self) -> Window:
         """The open panel: choose a location, pick a file, Open."""
