@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class DocumentApp(App):
-    """An app of documents in windows. Subclasses create documents and their windows, and implement
-    ``save(win, then_close=...)`` (what the close alert's Save button does) and ``new_window``."""
+    """An app of documents in windows. Subclasses create documents and their windows (``new_window``)
+    and implement ``write`` and ``save_sheet``."""
 
     save_button = "Save"  # the close alert's first button (TextEdit says "Save…")
 
@@ -25,11 +25,23 @@ class DocumentApp(App):
         super().__init__(desktop)
         self.documents: list[Any] = []
 
-    def save(self, win: Window | None, then_close: bool = False) -> None:
+    def write(self, doc: Any, path: Path) -> None:
+        """Write ``doc`` to the file ``path``; it becomes the document's file (not modified any more)."""
         raise NotImplementedError
 
-    def write(self, doc: Any, path: Path) -> None:
+    def save_sheet(self, win: Window, then_close: bool = False) -> Window:
+        """Ask for a name and location (see :func:`.file_panels.save_sheet`), then ``finish_save``."""
         raise NotImplementedError
+
+    def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
+        """File > Save (Save As / Duplicate with ``save_as``): write the document to its file, or ask with
+        the save sheet when it has none; ``then_close`` closes the window after writing."""
+        if win is None or win.doc is None:
+            return
+        if win.doc.path is not None and not save_as:
+            self.finish_save(win, win.doc.path, then_close)
+        else:
+            self.save_sheet(win, then_close)
 
     def finish_save(self, win: Window, path: Path, then_close: bool) -> None:
         """Write ``win``'s document to ``path``; with ``then_close`` (Save in the close alert) the

@@ -35,7 +35,8 @@ from ..theme import font as ui_font
 from ..widgets import Box, Button, Custom, Label, Segmented, Widget
 from ..window import Window, alert
 from .documents import DocumentApp
-from .file_panels import open_panel, save_sheet, with_suffix
+from . import file_panels
+from .file_panels import with_suffix
 
 # document kind → (file suffix, app name)
 KINDS: dict[str, tuple[str, str]] = {
@@ -671,17 +672,13 @@ class IWorkApp(DocumentApp):
         return win
 
     # ------------------------------------------------------------------ save / export sheets
-    def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
-        if win is None or not isinstance(win.doc, IWorkDoc):
-            return
-        doc: IWorkDoc = win.doc
-        if doc.path is not None and not save_as:
-            self.finish_save(win, doc.path, then_close)
-            return
+    def save_sheet(self, win: Window, then_close: bool = False) -> Window:
+        """Save: name (the suffix is added), location; the format is the app's own."""
         kind_name = {"pages": "Pages Document", "keynote": "Keynote Presentation", "numbers": "Numbers Spreadsheet"}[self.kind]
-        save_sheet(self, win, verb="Save", default=doc.name, file_name=lambda name: with_suffix(name, self.suffix),
-                   on_save=lambda path: self.finish_save(win, path, then_close), format_text=kind_name,
-                   size=(480, 170), format_width=300)
+        return file_panels.save_sheet(self, win, verb="Save", default=win.doc.name,
+                                      file_name=lambda name: with_suffix(name, self.suffix),
+                                      on_save=lambda path: self.finish_save(win, path, then_close),
+                                      format_text=kind_name, size=(480, 170), format_width=300)
 
     def export_sheet(self, win: Window | None, fmt: ExportFormat | None = None) -> None:
         """File > Export To: the format tabs, then name and location."""
@@ -696,11 +693,11 @@ class IWorkApp(DocumentApp):
                               form["fmt"].label, lambda v: (form.__setitem__("fmt", self.export_format(v)), sheet.touch()),
                               name="Format")]
 
-        save_sheet(self, win, verb="Export", default=doc.name,
-                   file_name=lambda name: with_suffix(name, form["fmt"].suffix),
-                   on_save=lambda path: self.export_to(doc, form["fmt"], path),
-                   format_text=lambda: self._format_caption(form["fmt"]), size=(w, 210), format_width=300,
-                   header=tabs, top=48)
+        file_panels.save_sheet(self, win, verb="Export", default=doc.name,
+                               file_name=lambda name: with_suffix(name, form["fmt"].suffix),
+                               on_save=lambda path: self.export_to(doc, form["fmt"], path),
+                               format_text=lambda: self._format_caption(form["fmt"]), size=(w, 210), format_width=300,
+                               header=tabs, top=48)
 
     @staticmethod
     def _format_caption(fmt: ExportFormat) -> str:
@@ -730,7 +727,7 @@ class IWorkApp(DocumentApp):
 
     def open_chooser(self) -> Window:
         """File > Open…: pick a document of this app from a location."""
-        return open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() == self.suffix)
+        return file_panels.open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() == self.suffix)
 
 
 class IWorkScripting(ScriptableAppBase):

@@ -26,7 +26,8 @@ from ..widgets import Box, Button, Custom, Editor, Label, MouseEvent, Segmented,
 from ..window import Window, alert, text_prompt
 from . import iwork
 from .documents import DocumentApp
-from .file_panels import open_panel, save_sheet, with_suffix
+from . import file_panels
+from .file_panels import with_suffix
 from .numbers_formulas import (CellError, Formula, address, column_index, column_name, display, input_text,
                                parse_address, parse_input, parse_range, range_name)
 from .numbers_model import (EXPORT_FORMATS, TEMPLATES, Document, NumbersError, Sheet, Table, cells_record, export,
@@ -1444,15 +1445,14 @@ class NumbersApp(DocumentApp):
         self.changed(win.doc)
 
     # ------------------------------------------------------------------ save / export / open panels
-    def save(self, win: Window | None, then_close: bool = False) -> None:
-        if win is None or win.doc is None:
-            return
-        doc: Document = win.doc
-        self.commit_all(doc)
-        if doc.path is not None:
-            self.finish_save(win, doc.path, then_close)
-            return
-        self.file_sheet(win, "Save", doc.name, ".numbers", "Numbers", lambda path: self.finish_save(win, path, then_close))
+    def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
+        if win is not None and win.doc is not None:
+            self.commit_all(win.doc)  # the cell being edited is saved too
+        super().save(win, then_close, save_as)
+
+    def save_sheet(self, win: Window, then_close: bool = False) -> Window:
+        return self.file_sheet(win, "Save", win.doc.name, ".numbers", "Numbers",
+                               lambda path: self.finish_save(win, path, then_close))
 
     def export_sheet(self, win: Window | None, fmt: str) -> Window | None:
         """File > Export To: the format sheet (PDF / Excel / CSV tabs), then Next… asks where."""
@@ -1503,16 +1503,17 @@ class NumbersApp(DocumentApp):
             # a CSV export of several tables writes a folder named like the file
             return path.exists() or (suffix == ".csv" and len(win.doc.tables()) > 1 and path.with_suffix("").exists())
 
-        return save_sheet(self, win, verb=action, default=default_stem + suffix, selected=len(default_stem),
-                          file_name=lambda name: with_suffix(name, suffix), on_save=finish, format_text=format_label,
-                          format_label="Format:", locations=LOCATIONS, exists=exists,
-                          replace_detail="A file with the same name already exists in {where}. Replacing it will "
-                                         "overwrite its current contents.")
+        return file_panels.save_sheet(
+            self, win, verb=action, default=default_stem + suffix, selected=len(default_stem),
+            file_name=lambda name: with_suffix(name, suffix), on_save=finish, format_text=format_label,
+            format_label="Format:", locations=LOCATIONS, exists=exists,
+            replace_detail="A file with the same name already exists in {where}. Replacing it will overwrite its "
+                           "current contents.")
 
     def open_panel(self) -> Window:
         """File > Open…: spreadsheets (.numbers, .csv, .tsv, .xlsx) of a location."""
         kinds = self.open_suffixes | IMPORT_SUFFIXES
-        return open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() in kinds, locations=LOCATIONS)
+        return file_panels.open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() in kinds, locations=LOCATIONS)
 
     # ------------------------------------------------------------------ menus
     def app_menus(self) -> list:

@@ -15,7 +15,7 @@ from ..scripting import WindowScripting, path_text
 from ..widgets import Box, TextField, Widget
 from ..window import Window
 from .documents import DocumentApp
-from .file_panels import open_panel, save_sheet
+from . import file_panels
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -215,28 +215,20 @@ class TextEditApp(DocumentApp):
         self.desktop.show_window(win)
         return win
 
-    def save(self, win: Window | None, then_close: bool = False, save_as: bool = False) -> None:
-        if win is None:
-            return
-        doc: Document = win.doc
-        if doc.path is not None and not save_as:
-            self.finish_save(win, doc.path, then_close)
-            return
-        self.save_sheet(win, then_close)
-
     def save_sheet(self, win: Window, then_close: bool = False) -> Window:
         """The save panel: "Save As", "Where" (a location popup), Cancel and Save; a name without an
         extension gets ".txt"."""
         doc: Document = win.doc
         default = doc.name if "." in doc.name else doc.name + ".txt"
-        return save_sheet(self, win, verb="Save", default=default,
-                          selected=default.rfind(".") if "." in default else len(default),
-                          file_name=lambda name: name if "." in name else name + ".txt",
-                          on_save=lambda path: self.finish_save(win, path, then_close), format_text="Plain Text (UTF-8)")
+        return file_panels.save_sheet(self, win, verb="Save", default=default,
+                                      selected=default.rfind(".") if "." in default else len(default),
+                                      file_name=lambda name: name if "." in name else name + ".txt",
+                                      on_save=lambda path: self.finish_save(win, path, then_close),
+                                      format_text="Plain Text (UTF-8)")
 
     def open_panel(self) -> Window:
         """The open panel: choose a location, pick a file, Open."""
-        return open_panel(self)
+        return file_panels.open_panel(self)
 
     def app_menus(self) -> list:
         fw = self._front()
