@@ -19,14 +19,6 @@ NOW = datetime(2026, 3, 10, 11, 0)
 R = "-R openclaw/openclaw"
 
 
-@pytest.fixture
-def b(tmp_path: Path) -> SimBackend:
-    be = SimBackend()
-    be.reset(now=NOW, home=tmp_path / "home")
-    yield be
-    be.close()
-
-
 def gh(b: SimBackend, args: str, ok: bool = True) -> tuple[str, str]:
     out = b.run_shell("gh " + args)
     assert (out.exit_code == 0) == ok, out.text

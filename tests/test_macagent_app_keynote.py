@@ -5,7 +5,6 @@ layouts, placeholders a layout hides)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -14,15 +13,7 @@ from mmenvs.macagent.applescript.errors import AppleScriptError
 from mmenvs.macagent.backends.sim import SimBackend
 from mmenvs.macagent.backends.sim.apps.iwork import read_document, write_document
 from mmenvs.macagent.checkpoints import GETTERS, GetterContext, GetterError
-from test_macagent_sim import NOW, click, elements, find
-
-
-@pytest.fixture
-def b(tmp_path: Path) -> SimBackend:
-    be = SimBackend()
-    be.reset(now=NOW, home=tmp_path / "home")
-    yield be
-    be.close()
+from test_macagent_sim import click, elements, find
 
 
 def osa(b: SimBackend, src: str) -> str:

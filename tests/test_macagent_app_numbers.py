@@ -17,18 +17,10 @@ from mmenvs.macagent.backends.sim.apps.numbers_formulas import (CellError, Evalu
                                                                 shift_formula)
 from mmenvs.macagent.backends.sim.apps.numbers_model import NumbersError, Table
 from mmenvs.macagent.checkpoints import GETTERS, GetterContext, GetterError
-from test_macagent_sim import NOW, click, elements, find
+from test_macagent_sim import click, elements, find
 
 TELL = 'tell application "Numbers" to '
 T1 = 'table 1 of sheet 1 of document 1'
-
-
-@pytest.fixture
-def b(tmp_path: Path) -> SimBackend:
-    be = SimBackend()
-    be.reset(now=NOW, home=tmp_path / "home")
-    yield be
-    be.close()
 
 
 def osa(b: SimBackend, script: str) -> str:

@@ -14,15 +14,7 @@ from mmenvs.macagent.backends.sim import SimBackend
 from mmenvs.macagent.backends.sim.apps.iwork import IWorkFileError, read_document, write_document
 from mmenvs.macagent.backends.sim.apps.pages import PagesModel, word_count
 from mmenvs.macagent.checkpoints import GETTERS, GetterContext, GetterError
-from test_macagent_sim import NOW, click, elements
-
-
-@pytest.fixture
-def b(tmp_path: Path) -> SimBackend:
-    be = SimBackend()
-    be.reset(now=NOW, home=tmp_path / "home")
-    yield be
-    be.close()
+from test_macagent_sim import click, elements
 
 
 def osa(b: SimBackend, src: str) -> str:

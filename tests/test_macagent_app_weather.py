@@ -21,14 +21,6 @@ from test_macagent_sim import elements, find
 NOW = datetime(2026, 5, 4, 16, 0)  # read as UTC: 09:00 in San Francisco, 18:00 in Paris
 
 
-@pytest.fixture
-def b(tmp_path: Path) -> SimBackend:
-    be = SimBackend()
-    be.reset(now=NOW, home=tmp_path / "home")
-    yield be
-    be.close()
-
-
 def sh(b: SimBackend, cmd: str) -> str:
     out = b.run_shell(cmd)
     assert out.exit_code == 0, out.text
