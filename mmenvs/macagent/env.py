@@ -138,7 +138,7 @@ class MacAgentEnv(MMEnv):
 
     max_steps = 50
     cheap_evaluation = False  # getters run shell and AppleScript: evaluate at the end (or every step in progress mode)
-    image_memory_budget = 6 * 2**20  # two 1280x800 screenshots raw; older ones packed (issue 7: ≤ 150 MB an env)
+    image_memory_budget = 3 * 2**20  # the newest 1280x800 screenshot raw; older ones packed (issue 7: ≤ 150 MB an env)
 
     def __init__(
         self,
