@@ -125,7 +125,7 @@ class MacAgentEnv(MMEnv):
     ((width, height) of the simulated screen, default (1280, 800)), ``obs_size`` ((height, width) of
     the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
     True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``store_screenshots``
-    (default True: every new screen goes into ``env.images``, the newest few raw and older ones
+    (default True: every new screen goes into ``env.images``, the newest raw and older ones
     zlib-packed on a background thread, about 150 KB each; False keeps only the current one and saves
     that work in long RL runs), ``reward_mode``, ``render_mode``, ``max_steps``.
 
