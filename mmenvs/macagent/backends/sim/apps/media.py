@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mmenvs.core.offload import run_in_child
+
 from ...base import BackendError
+
 from .base import App, CommandContext
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -471,7 +474,7 @@ class _Usage(Exception):
     """A command-line error: the text the tool prints (stderr) and its exit status."""
 
     def __init__(self, text: str, code: int = 1) -> None:
-        super().__init__(text)
+        super().__init__(text, code)  # both in args: the error crosses a process boundary (pickled)
         self.text = text
         self.code = code
 
@@ -510,7 +513,9 @@ class MediaTools(App):
         """Run one of the tools; a command-line error comes back as the tool's message and status."""
         tool = {"sips": self._sips, "afinfo": self._afinfo, "afconvert": self._afconvert, "say": self._say}[argv[0]]
         try:
-            return tool(argv[1:], stdin, ctx)
+            # in a short-lived child: decoding a photo or synthesising audio takes tens of megabytes for
+            # a moment, which the env process would otherwise keep (the tools only read and write files)
+            return run_in_child(tool, argv[1:], stdin, ctx)
         except _Usage as e:
             return "", e.text, e.code
         except OSError as e:  # a folder that does not exist, a name that is a folder, …
