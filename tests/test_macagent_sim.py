@@ -664,3 +664,35 @@ def test_apps_come_from_one_registry(b: SimBackend) -> None:
     assert TASK_APPS == APPS and set(APP_MODULES) <= set(APPS)
     dock = [name for name, _ in b.desktop.dock_geometry()[4] if name not in ("|", "Trash")]
     assert dock == list(dock_apps()) and dock[-1] == "System Settings"
+
+
+def test_every_declared_document_type_url_scheme_and_web_host_has_its_handler() -> None:
+    # the base App raises for these hooks; an app that declares the matching attribute must override them
+    from mmenvs.macagent.backends.sim.apps import APP_MODULES, app_class
+    from mmenvs.macagent.backends.sim.apps.base import App
+
+    for name in APP_MODULES:
+        cls = app_class(name)
+        if cls.open_suffixes:
+            assert cls.open_file is not App.open_file, name
+        if cls.url_schemes:
+            assert cls.open_url is not App.open_url, name
+        if getattr(cls, "web_hosts", ()):
+            assert cls.serve_web is not App.serve_web, name
+
+
+def test_open_routes_files_and_urls_through_the_apps_hooks(b: SimBackend) -> None:
+    (b.home / "Documents" / "page.html").write_text("<title>Local</title><h1>Local page</h1>")
+    (b.home / "Documents" / "notes.txt").write_text("plain")
+    assert b.run_shell("open ~/Documents/page.html").exit_code == 0
+    assert b.desktop.active.name == "Safari"
+    assert b.run_shell("open -a TextEdit ~/Documents/page.html").exit_code == 0
+    assert b.desktop.active.name == "TextEdit"
+    assert b.run_shell("open -a Finder ~/Documents/notes.txt").exit_code == 0
+    assert b.desktop.active.name == "Finder"
+    assert b.run_shell("open https://www.apple.com/macos/").exit_code == 0
+    assert b.desktop.active.name == "Safari"
+    bad = b.run_shell("open gopher://example.org/")
+    assert bad.exit_code == 1 and "No application knows how to open URL" in bad.stderr
+    refused = b.run_shell("open -a Numbers ~/Documents/page.html")
+    assert refused.exit_code == 1 and "Numbers cannot open" in refused.stderr

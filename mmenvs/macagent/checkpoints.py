@@ -401,20 +401,27 @@ def iwork_document(ctx: GetterContext, path: str, field: str | list[str | int] |
     return value
 
 
+def _read_plist(ctx: GetterContext, path: str) -> Any:
+    """The property list (binary or XML) at ``path``; None if the file is missing."""
+    import plistlib
+
+    data = _read_bytes(ctx, path)
+    if data is None:
+        return None
+    try:
+        return plistlib.loads(data)
+    except Exception as exc:  # plistlib raises several types for malformed data
+        raise GetterError(f"{path} is not a property list ({exc})") from None
+
+
 @getter("safari_bookmarks")
 def safari_bookmarks(ctx: GetterContext, path: str = "~/Library/Safari/Bookmarks.plist") -> list[dict[str, str]]:
     """Safari's bookmarks from its ``Bookmarks.plist`` (binary or XML) as ``{"title", "url", "folder"}`` dicts,
     in file order; ``folder`` is the path of folder titles (``BookmarksBar``, ``BookmarksBar/Work``, …).
     An absent file means no bookmarks."""
-    import plistlib
-
-    data = _read_bytes(ctx, path)
-    if data is None:
+    root = _read_plist(ctx, path)
+    if root is None:
         return []
-    try:
-        root = plistlib.loads(data)
-    except Exception as exc:  # plistlib raises several types for malformed data
-        raise GetterError(f"{path} is not a property list ({exc})") from None
     found: list[dict[str, str]] = []
 
     def walk(node: Any, folder: str) -> None:
@@ -438,15 +445,9 @@ def safari_bookmark_folders(ctx: GetterContext, path: str = "~/Library/Safari/Bo
     """Every bookmark folder in Safari's ``Bookmarks.plist`` as its path of titles (``BookmarksBar``,
     ``agent task``, ``BookmarksBar/Work``, …), empty folders included, in file order; an absent file means none.
     (``safari_bookmarks`` lists only bookmarks, so a folder with nothing in it would not show there.)"""
-    import plistlib
-
-    data = _read_bytes(ctx, path)
-    if data is None:
+    root = _read_plist(ctx, path)
+    if root is None:
         return []
-    try:
-        root = plistlib.loads(data)
-    except Exception as exc:  # plistlib raises several types for malformed data
-        raise GetterError(f"{path} is not a property list ({exc})") from None
     found: list[str] = []
 
     def walk(node: Any, folder: str) -> None:

@@ -421,19 +421,13 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                 return "", f"Unable to find application named '{app_name}'\n", 1
             desk.activate(app, reopen=not targets)
             for t in targets:
-                if app.name == "Safari" and "://" in t:
+                if "://" in t and t.split("://", 1)[0].lower() in app.url_schemes:
                     app.open_url(t)
                     continue
                 p = resolve(t)
                 if not p.exists():
                     return "", f"The file {t} does not exist.\n", 1
-                if app.name == "TextEdit":
-                    app.open_file(p)
-                elif app.name == "Safari":
-                    app.open_url("file://" + desk.backend.posix_path(p))  # the path the agent sees, never the host one
-                elif app.name == "Finder":
-                    desk.open_path(p if p.is_dir() else p.parent)
-                elif app.can_open(p):
+                if app.can_open(p):
                     app.open_file(p)
                 else:
                     return "", f"{app.name} cannot open {t} in the simulator.\n", 1
@@ -447,14 +441,12 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                 desk.activate(scheme_owner, reopen=False)
                 scheme_owner.open_url(t)
                 continue
-            if "://" in t or t.startswith("mailto:"):
-                if t.startswith("mailto:"):
-                    desk.activate(desk.apps["Mail"], reopen=False)
-                    desk.apps["Mail"].compose(to=t[7:].split("?")[0])
-                else:
-                    desk.activate(desk.apps["Safari"], reopen=False)
-                    desk.apps["Safari"].open_url(t)
+            if t.startswith("mailto:"):
+                desk.activate(desk.apps["Mail"], reopen=False)
+                desk.apps["Mail"].compose(to=t[7:].split("?")[0])
                 continue
+            if "://" in t:
+                return "", f"No application knows how to open URL {t}.\n", 1
             p = resolve(t)
             if not p.exists():
                 return "", f"The file {p if t.startswith('/') else t} does not exist.\n", 1

@@ -31,7 +31,6 @@ DOCK_PAD = 8
 
 TEXT_SUFFIXES = {".txt", ".md", ".rtf", ".py", ".json", ".csv", ".log", ".sh", ".yaml", ".yml", ".xml", ".ini",
                  ".cfg", ".conf", ".tsv", ".js", ".css", ".c", ".h", ".swift", ".toml", ""}
-WEB_SUFFIXES = {".html", ".htm", ".webloc"}
 
 
 class _LayerCache:
@@ -353,9 +352,6 @@ class Desktop(EventRouter):
         if owner is not None:
             self.activate(owner, reopen=False)
             owner.open_file(path)
-        elif suffix in WEB_SUFFIXES:
-            self.activate(self.apps["Safari"], reopen=False)
-            self.apps["Safari"].open_url("file://" + self.backend.posix_path(path))  # never the host path
         elif suffix in TEXT_SUFFIXES or _looks_text(path):
             self.activate(self.apps["TextEdit"], reopen=False)
             self.apps["TextEdit"].open_file(path)

@@ -34,19 +34,15 @@ APP_MODULES: dict[str, str] = {
     "System Settings": "settings:SettingsApp",
 }
 
-# Command-line programs the paper counts among its apps (Tmux, GitHub's CLI, media tools): no window,
-# but a task may list them in ``apps`` and the suite breakdown counts them.
-CLI_APPS: tuple[str, ...] = (
-    "tmux",
-    "Media Tools",
-)
-
-# CLI apps the simulator implements itself (shell commands, shell setup, background daemons): CLI app
-# name → "module:Class" (an :class:`~.base.App` subclass that never appears on the desktop).
+# Command-line programs the paper counts among its apps (tmux, media tools): no window, but a task may
+# list them in ``apps`` and the suite breakdown counts them. Each is implemented by the simulator (shell
+# commands, shell setup, background daemons): name → "module:Class" (an :class:`~.base.App` subclass
+# that never appears on the desktop).
 CLI_MODULES: dict[str, str] = {
     "tmux": "tmux:TmuxTool",
     "Media Tools": "media:MediaTools",
 }
+CLI_APPS: tuple[str, ...] = tuple(CLI_MODULES)
 
 SIM_APPS: tuple[str, ...] = tuple(APP_MODULES)
 APPS: tuple[str, ...] = SIM_APPS + CLI_APPS

@@ -200,6 +200,13 @@ class FinderApp(App):
         self._start_rename(win, path.name)
 
     # ------------------------------------------------------------------ windows
+    def can_open(self, path: Path) -> bool:
+        return True
+
+    def open_file(self, path: Path) -> None:
+        """``open -a Finder <path>``: the folder, or the folder that holds the file."""
+        self.desktop.open_path(path if path.is_dir() else path.parent)
+
     def open_folder(self, path: Path, new: bool = False) -> Window:
         path = Path(path)
         if not new:

@@ -169,6 +169,8 @@ class SafariApp(App):
 
     name = "Safari"
     bundle_id = "com.apple.Safari"
+    open_suffixes = frozenset({".html", ".htm", ".webloc"})
+    url_schemes = frozenset({"http", "https", "file"})
 
     def __init__(self, desktop: "Desktop") -> None:
         super().__init__(desktop)
@@ -278,6 +280,13 @@ class SafariApp(App):
         self.touch()
         win.touch()
         return page
+
+    def can_open(self, path: Path) -> bool:
+        """``open -a Safari`` shows any file (as a ``file://`` page)."""
+        return True
+
+    def open_file(self, path: Path) -> None:
+        self.open_url("file://" + self.desktop.backend.posix_path(path))  # the path the agent sees, never the host one
 
     def open_url(self, url: str, new_window: bool = False) -> Window:
         front = None if new_window else (self._front() or (self.windows[0] if self.windows else None))

@@ -176,6 +176,10 @@ class TextEditApp(DocumentApp):
         self._open_window(doc)
         return doc
 
+    def can_open(self, path: Path) -> bool:
+        """``open -a TextEdit`` (or ``open -e``) opens any file as text."""
+        return True
+
     def open_file(self, path: Path) -> Document:
         doc = self.already_open(path)
         if doc is not None:
