@@ -69,7 +69,7 @@ def test_a_memory_budget_packs_the_oldest_images_and_reads_them_back_exactly() -
     ids = [store.add(f, op="screenshot") for f in frames]
     assert store.raw_bytes() <= 700_000
     images_module._packer.submit(lambda: None).result()  # one packing thread, first in first out
-    packed = [store.record(i).pixels.raw is None for i in ids]
+    packed = [store.record(i).pixels.packed is not None for i in ids]
     assert packed == [True, True, True, True, False, False]  # the newest stay raw
     for image_id, frame in zip(ids, frames):
         got = store.get(image_id)
@@ -84,3 +84,60 @@ def test_without_a_budget_nothing_is_packed() -> None:
     ids = [store.add(np.full((50, 50, 3), k, dtype=np.uint8)) for k in range(5)]
     assert all(store.record(i).pixels.raw is not None for i in ids)
     assert store.raw_bytes() == 5 * 50 * 50 * 3
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def test_a_packed_images_buffer_is_reused_for_the_next_image_of_its_shape() -> None:
+    from mmenvs.core import images as images_module
+
+    rng = np.random.default_rng(1)
+    frames = [rng.integers(0, 256, (200, 300, 3), dtype=np.uint8) for _ in range(8)]
+    store = ImageStore(max_raw_bytes=200_000)  # one raw frame (180 KB) fits
+    ids = [store.add(frames[0])]
+    first_address = _address(store.get(ids[0]))
+    for frame in frames[1:3]:
+        ids.append(store.add(frame))
+        images_module._packer.submit(lambda: None).result()
+    # img_0 was packed; the add after that took over its buffer instead of allocating a new one
+    assert _address(store.get(ids[2])) == first_address
+    assert store.record(ids[0]).pixels.raw is None
+    for image_id, frame in zip(ids, frames):
+        assert np.array_equal(store.get(image_id), frame)
+
+
+def test_a_buffer_someone_still_holds_is_never_reused() -> None:
+    from mmenvs.core import images as images_module
+
+    rng = np.random.default_rng(2)
+    frames = [rng.integers(0, 256, (100, 100, 3), dtype=np.uint8) for _ in range(6)]
+    store = ImageStore(max_raw_bytes=40_000)
+    held = store.get(store.add(frames[0]))  # the caller keeps the first image's array
+    for frame in frames[1:]:
+        store.add(frame)
+        images_module._packer.submit(lambda: None).result()
+    assert np.array_equal(held, frames[0])  # untouched by later adds
+    assert all(np.array_equal(store.get(f"img_{k}"), f) for k, f in enumerate(frames))
+
+
+def test_packing_backlog_is_bounded() -> None:
+    import threading
+
+    from mmenvs.core import images as images_module
+
+    store = ImageStore(max_raw_bytes=1)
+    gate = threading.Event()
+    images_module._pack_later(images_module._Pixels(np.zeros((1, 1), np.uint8)))  # start the packer thread
+    blocker = images_module._packer.submit(gate.wait)  # hold the packing thread
+    added = threading.Thread(target=lambda: [store.add(np.full((10, 10), k, np.uint8)) for k in range(8)])
+    added.start()
+    added.join(timeout=1.0)
+    assert added.is_alive()  # add() waits once packings pile up instead of growing without bound
+    assert len(store._packing) <= images_module._MAX_PENDING + 1
+    gate.set()
+    added.join(timeout=10)
+    blocker.result()
+    assert not added.is_alive() and len(store) == 8
+    assert all(int(store.get(f"img_{k}")[0, 0]) == k for k in range(8))

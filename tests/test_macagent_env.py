@@ -356,9 +356,9 @@ def test_screenshots_can_stay_out_of_the_store(task_dir):
 @pytest.mark.parametrize("shape, obs_size", [((800, 1280, 3), (400, 640)), ((200, 320, 3), (200, 320)), ((200, 320, 3), (448, 448)), ((800, 1280, 3), (100, 300))])
 def test_fast_resize_matches_letterbox(shape, obs_size):
     from mmenvs.core import letterbox
-    from mmenvs.macagent.env import _fit
+    from mmenvs.core.spaces import FrameFitter
     frame = np.random.default_rng(0).integers(0, 256, size=shape, dtype=np.uint8)
-    assert np.array_equal(_fit(frame, obs_size), letterbox(frame, obs_size))
+    assert np.array_equal(FrameFitter(obs_size)(frame), letterbox(frame, obs_size))
 
 
 def test_step_cap_and_determinism(task_dir):

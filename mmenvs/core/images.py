@@ -6,27 +6,90 @@ a derived image records the ids it was made from and the operation that made it,
 VTC-Bench's effective-chain metric walks back through.
 
 A store may be given a memory budget (``max_raw_bytes``): past it, the oldest images are packed with
-zlib (level 1, lossless) on a background thread — zlib releases the GIL, so the packing runs beside
+Zstandard (level 1, lossless) on a background thread — it releases the GIL, so the packing runs beside
 the env — and unpacked on each read. Screenshot histories (3 MB a 1280×800 frame) then cost about
-a twentieth of that, while the newest images stay raw for the agent and the recorder.
+a twentieth of that, while the newest images stay raw for the agent and the recorder. The raw buffer
+of a packed image is reused for the next image of its shape unless someone still holds it: a fresh
+multi-megabyte array costs a millisecond or more of page faults.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import threading
-import zlib
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
+import zstandard
 from PIL import Image
 
 from .spaces import to_rgb
 
 _ID_PATTERN = re.compile(r"^img_(\d+)$")
+
+
+def same_pixels(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two images hold the same pixels (compared as 64-bit words when the layout allows: ~10x
+    faster than element by element)."""
+    if a is b:
+        return True
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
+        return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
+    return bool(np.array_equal(a, b))
+
+
+Box = tuple[int, int, int, int]  # (x0, y0, x1, y1) in pixels, end-exclusive
+
+
+class FrameDiff:
+    """The bounding box of where two same-shaped frames differ, with a reused scratch buffer.
+
+    A GUI step usually changes a small part of the screen; knowing which part lets consumers redo only
+    that (e.g. :class:`mmenvs.core.spaces.FrameFitter`). Comparing 64-bit words, this costs less than
+    ``np.array_equal``.
+    """
+
+    def __init__(self) -> None:
+        self._unequal: np.ndarray | None = None
+
+    def box(self, new: np.ndarray, old: np.ndarray, within: Box | None = None) -> Box | None:
+        """Where ``new`` differs from ``old``; None if they are identical. ``within`` limits the
+        comparison to a box known to hold every change. Frames of another shape count as different
+        everywhere."""
+        if new.shape != old.shape or new.dtype != old.dtype or new.ndim < 2:
+            return (0, 0, new.shape[1], new.shape[0]) if new.ndim >= 2 else (0, 0, 0, 0)
+        height, width = new.shape[:2]
+        x0, y0, x1, y1 = within if within is not None else (0, 0, width, height)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+        if x0 >= x1 or y0 >= y1:
+            return None
+        pixel_bytes = new.itemsize * (new.size // (height * width))
+        if pixel_bytes == 3:  # whole 8-pixel groups: 24-byte aligned rows, compared as 64-bit words
+            x0, x1 = x0 - x0 % 8, min(width, -(-x1 // 8) * 8)
+        a = new[y0:y1, x0:x1].reshape(y1 - y0, -1).view(np.uint8)
+        b = old[y0:y1, x0:x1].reshape(y1 - y0, -1).view(np.uint8)
+        word = 8 if a.shape[1] % 8 == 0 and a.strides[1] == 1 and b.strides[1] == 1 else 1
+        if word == 8:
+            a, b = a.view(np.uint64), b.view(np.uint64)
+        if self._unequal is None or self._unequal.size < a.size:
+            self._unequal = np.empty(a.size, bool)
+        unequal = self._unequal[: a.size].reshape(a.shape)
+        np.not_equal(a, b, out=unequal)
+        rows = np.flatnonzero(unequal.any(axis=1))
+        if rows.size == 0:
+            return None
+        top, bottom = int(rows[0]), int(rows[-1]) + 1
+        columns = np.flatnonzero(unequal[top:bottom].any(axis=0))
+        left = x0 + int(columns[0]) * word // pixel_bytes
+        right = min(width, x0 + -(-(int(columns[-1]) + 1) * word // pixel_bytes))
+        return left, y0 + top, right, y0 + bottom
 
 
 class ImageNotFound(KeyError):
@@ -37,7 +100,11 @@ class ImageNotFound(KeyError):
 
 
 class _Pixels:
-    """An image's pixels: the raw read-only array, or its zlib packing once the store spilled it."""
+    """An image's pixels: the raw read-only array, or its packing once the store spilled it.
+
+    The packing thread only sets ``packed``; the store's own thread drops ``raw`` afterwards
+    (:meth:`ImageStore._settle`), so a reader never sees an array whose memory is being reused.
+    """
 
     __slots__ = ("raw", "packed", "shape")
 
@@ -47,28 +114,29 @@ class _Pixels:
         self.shape = raw.shape
 
     def get(self) -> np.ndarray:
-        raw = self.raw  # one read: the packer may drop it right after
+        raw = self.raw
         if raw is not None:
             return raw
-        return np.frombuffer(zlib.decompress(self.packed), dtype=np.uint8).reshape(self.shape)  # read-only
+        data = zstandard.ZstdDecompressor().decompress(self.packed)
+        return np.frombuffer(data, dtype=np.uint8).reshape(self.shape)  # read-only
 
     def pack(self) -> None:
         raw = self.raw
-        if raw is not None:
-            self.packed = zlib.compress(raw, 1)  # set before raw is dropped, so a reader always finds one
-            self.raw = None
+        if raw is not None and self.packed is None:
+            self.packed = zstandard.ZstdCompressor(level=1).compress(raw)
 
 
 _packer: ThreadPoolExecutor | None = None
 _packer_lock = threading.Lock()
+_MAX_PENDING = 2  # packings queued per store before add() waits: memory stays bounded if packing is slower
 
 
-def _pack_later(pixels: _Pixels) -> None:
+def _pack_later(pixels: _Pixels) -> Future:
     global _packer
     with _packer_lock:
         if _packer is None:
             _packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmenvs-image-pack")
-    _packer.submit(pixels.pack)
+    return _packer.submit(pixels.pack)
 
 
 @dataclass(frozen=True)
@@ -104,6 +172,8 @@ class ImageStore:
         self.max_raw_bytes = max_raw_bytes
         self._raw: list[tuple[int, _Pixels]] = []  # (bytes, pixels) of images not yet sent to packing
         self._raw_bytes = 0
+        self._packing: deque[tuple[_Pixels, Future]] = deque()  # sent to packing, raw not dropped yet
+        self._spare: np.ndarray | None = None  # a packed image's raw buffer, free for the next add
 
     def add(
         self,
@@ -116,7 +186,8 @@ class ImageStore:
         """Store a copy of ``image`` and return its new id. ``parents`` must be ids already stored."""
         if isinstance(image, Image.Image) and image.mode not in ("L", "RGB", "RGBA"):
             image = image.convert("RGB")
-        array = np.array(image)
+        self._settle()
+        array = self._copy(image)
         if array.dtype != np.uint8:
             raise ValueError(f"ImageStore.add: expected a uint8 image, got dtype {array.dtype}")
         if not (array.ndim == 2 or (array.ndim == 3 and array.shape[2] in (1, 3, 4))):
@@ -139,8 +210,33 @@ class ImageStore:
             while self._raw_bytes > self.max_raw_bytes and len(self._raw) > 1:  # the newest stays raw
                 nbytes, oldest = self._raw.pop(0)
                 self._raw_bytes -= nbytes
-                _pack_later(oldest)
+                self._packing.append((oldest, _pack_later(oldest)))
+            while len(self._packing) > _MAX_PENDING:
+                self._packing[0][1].result()
+                self._settle()
         return image_id
+
+    def _copy(self, image: np.ndarray | Image.Image) -> np.ndarray:
+        """A private copy of ``image``, into the spare buffer when it has the same shape."""
+        spare = self._spare
+        if spare is not None and isinstance(image, np.ndarray) and image.shape == spare.shape \
+                and image.dtype == spare.dtype:
+            self._spare = None
+            spare.flags.writeable = True  # allowed: the buffer owns its memory and nobody else holds it
+            np.copyto(spare, image)
+            return spare
+        return np.array(image)
+
+    def _settle(self) -> None:
+        """Drop the raw arrays of images whose packing finished; keep one as the spare buffer if
+        nothing outside the store references it."""
+        while self._packing and self._packing[0][1].done():
+            pixels, future = self._packing.popleft()
+            future.result()  # a packing error surfaces here
+            raw, pixels.raw = pixels.raw, None
+            # references: `raw` and getrefcount's argument; any more means a caller still holds it
+            if raw is not None and self._spare is None and raw.base is None and sys.getrefcount(raw) == 2:
+                self._spare = raw
 
     def raw_bytes(self) -> int:
         """Bytes of pixels held unpacked (packing that is still queued counts as done)."""
@@ -207,6 +303,7 @@ class ImageStore:
         self._records.clear()
         self._raw.clear()
         self._raw_bytes = 0
+        self._packing.clear()  # queued packings finish on images nobody can read any more
 
     def export_png(self, image_id: str, path: str | Path) -> Path:
         """Write ``image_id`` to ``path`` as PNG and return the path."""

@@ -135,6 +135,63 @@ def letterbox(image: np.ndarray | None, obs_size: tuple[int, int], fill: int = 0
     return canvas
 
 
+class FrameFitter:
+    """``letterbox`` for a stream of same-sized frames, written into one reused output array.
+
+    A GUI env fits a new screenshot into its observation every step. When the frame is exactly twice
+    the observation size (a 1280×800 screen into 640×400, the default) the 2×2 box average is computed
+    with numpy in preallocated buffers: the same pixels as Pillow's ``reduce(2)`` and cv2's
+    ``INTER_AREA`` (``(sum + 2) >> 2``), without a fresh frame-sized allocation per step. Given the box
+    where the frame differs from the one fitted last (``changed``), only that part is recomputed: each
+    output pixel depends on its own 2×2 block alone. Other sizes fall back to :func:`letterbox`.
+
+    The returned array is overwritten by the next call: copy it to keep it.
+    """
+
+    def __init__(self, obs_size: tuple[int, int]) -> None:
+        self.obs_size = _check_size(obs_size)
+        height, width = self.obs_size
+        self._out = np.empty((height, width, 3), np.uint8)
+        self._rows: np.ndarray | None = None  # uint16 sums of row pairs, allocated on the first halving
+        self._sums: np.ndarray | None = None
+        self._last_shape: tuple[int, ...] | None = None  # shape of the frame now in _out (None: not reusable)
+
+    def __call__(self, frame: np.ndarray | None, changed: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """``frame`` fitted to ``obs_size``. ``changed`` = (x0, y0, x1, y1): the frame equals the one of
+        the previous call outside this box."""
+        height, width = self.obs_size
+        if frame is None or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+            self._last_shape = None
+            return letterbox(frame, self.obs_size)
+        if frame.shape[:2] not in ((height, width), (2 * height, 2 * width)):
+            self._last_shape = None
+            return letterbox(frame, self.obs_size)
+        full = (0, 0, frame.shape[1], frame.shape[0])
+        x0, y0, x1, y1 = changed if changed is not None and frame.shape == self._last_shape else full
+        self._last_shape = frame.shape
+        if frame.shape[:2] == (height, width):
+            self._out[y0:y1, x0:x1] = frame[y0:y1, x0:x1]
+        else:  # whole 2×2 blocks around the change
+            self._halve(frame, x0 // 2, y0 // 2, (x1 + 1) // 2, (y1 + 1) // 2)
+        return self._out
+
+    def _halve(self, frame: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> None:
+        """Output pixels [y0:y1, x0:x1] from the frame's 2×2 blocks."""
+        height, width = self.obs_size
+        if self._rows is None or self._sums is None:
+            self._rows = np.empty((height, 2 * width, 3), np.uint16)
+            self._sums = np.empty((height, width, 3), np.uint16)
+        h, w = y1 - y0, x1 - x0
+        block = frame[2 * y0: 2 * y1, 2 * x0: 2 * x1]
+        rows, sums = self._rows[:h, : 2 * w], self._sums[:h, :w]
+        np.add(block[0::2], block[1::2], out=rows, dtype=np.uint16)
+        for c in range(3):  # channel by channel: long strided rows instead of 3-element runs (4x faster)
+            np.add(rows[:, 0::2, c], rows[:, 1::2, c], out=sums[:, :, c])
+        np.add(sums, 2, out=sums)
+        np.right_shift(sums, 2, out=sums)
+        np.copyto(self._out[y0:y1, x0:x1], sums, casting="unsafe")
+
+
 def _check_size(obs_size: Sequence[int]) -> tuple[int, int]:
     try:
         height, width = (int(v) for v in obs_size)

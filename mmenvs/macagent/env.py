@@ -11,7 +11,9 @@ import numpy as np
 from PIL import Image
 from gymnasium import spaces
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, letterbox, load_json, registry_path
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
+from mmenvs.core.images import same_pixels
+from mmenvs.core.spaces import FrameFitter
 from mmenvs.core.memory import release_free_memory, tune_allocator
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
@@ -49,32 +51,6 @@ def _mmenvs_pyautogui():
 _mmenvs_pyautogui()
 del _mmenvs_pyautogui
 """
-
-
-def _same_pixels(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two frames hold the same pixels (compared as 64-bit words when the size allows: ~10x faster)."""
-    if a.shape != b.shape:
-        return False
-    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
-        return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
-    return bool(np.array_equal(a, b))
-
-
-def _fit(frame: np.ndarray | None, obs_size: tuple[int, int]) -> np.ndarray:
-    """``letterbox(frame, obs_size)``; when the aspect ratios agree exactly there are no bars to pad, so
-    the frame is resized straight into place (same pixels, without the canvas fill and copy)."""
-    height, width = obs_size
-    if frame is not None and frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8 \
-            and frame.shape[0] * width == frame.shape[1] * height and frame.shape[0] >= height:
-        if frame.shape[:2] == (height, width):
-            return frame.copy()
-        factor, rest = divmod(frame.shape[0], height)
-        if rest == 0:  # e.g. the default half size: a box average, without importing cv2 (~20 MB)
-            return np.array(Image.fromarray(frame).reduce(factor))
-        import cv2
-
-        return cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA)
-    return letterbox(frame, obs_size)
 
 
 class MacAgentEnv(MMEnv):
@@ -185,6 +161,7 @@ class MacAgentEnv(MMEnv):
         self._applescript_errors = _applescript_error_types()
         try:
             super().__init__(obs_size=obs_size, **kwargs)
+            self._fit = FrameFitter(self.obs_size)  # reuses its buffers: no fresh megabytes per step
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
             self.backend.close()
             shutil.rmtree(self._home_dir, ignore_errors=True)
@@ -374,10 +351,12 @@ class MacAgentEnv(MMEnv):
             return  # the backend handed back its cached frame: nothing on screen changed
         self._raw = raw
         screen = np.asarray(raw, dtype=np.uint8)
-        changed = self._screen is None or not _same_pixels(screen, self._screen)
+        # a backend that dedups frames (the sim) hands out a new array only when the pixels changed
+        changed = self._screen is None or getattr(self.backend, "dedups_frames", False) \
+            or not same_pixels(screen, self._screen)
         if changed:
-            # Kept without a copy: backends hand out a new array per changed frame (the sim does), and
-            # nothing here writes to it; the image store keeps its own frozen copy.
+            # Kept without a copy, and valid until the backend's next changed frame (MacBackend.screenshot);
+            # what must outlive that is copied: the image store's frames, render().
             self._screen = screen
         if self.store_screenshots and (changed or not len(self.images)):
             self.images.add(self._screen, op="screenshot")
@@ -388,7 +367,10 @@ class MacAgentEnv(MMEnv):
         # As MMEnv's, with the letterboxed image cached per screen: most steps leave the screen as it was.
         frame = self.frame()
         if frame is not self._obs_source:
-            self._obs_source, self._obs_image = frame, _fit(frame, self.obs_size)
+            # refit only the changed box when the backend can say what changed since the frame fitted last
+            damage_since = getattr(self.backend, "damage_since", None)
+            changed = damage_since(self._obs_source) if damage_since and self._obs_source is not None else None
+            self._obs_source, self._obs_image = frame, self._fit(frame, changed)
         observation = {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
         observation.update(self.extra_observation())
         return observation

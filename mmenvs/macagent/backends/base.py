@@ -45,7 +45,14 @@ class BackendError(RuntimeError):
 
 @runtime_checkable
 class MacBackend(Protocol):
-    """A desktop the MacAgent env drives."""
+    """A desktop the MacAgent env drives.
+
+    Two optional members make GUI steps cheaper; the env uses them when present (the sim has both):
+    ``dedups_frames = True`` promises that ``screenshot()`` returns the very same array while the
+    pixels have not changed, so the env need not compare pixels; ``damage_since(frame)`` returns a box
+    (x0, y0, x1, y1) outside which the current screen equals an earlier frame (or None if unknown),
+    so the observation is refitted only there.
+    """
 
     #: (width, height) of screenshots in pixels.
     screen_size: tuple[int, int]
@@ -58,7 +65,9 @@ class MacBackend(Protocol):
 
     # --- observation
     def screenshot(self) -> np.ndarray:
-        """The screen as an H×W×3 uint8 RGB array."""
+        """The screen as an H×W×3 uint8 RGB array, read-only. It stays valid until the next changed
+        frame has been returned; a backend may then reuse its memory (the sim composes into two
+        alternating buffers), so copy a frame to keep it longer."""
 
     def accessibility_tree(self) -> str:
         """What is on screen as indented text lines: role, name, value, bounds."""

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..base import BackendError, ShellOutput
+from . import composite
 from .apps import app_classes
 from .desktop import Desktop
 from .keys import canonical
@@ -53,6 +54,8 @@ class SimBackend:
     (replace per task with :meth:`set_web_pages`).
     """
 
+    dedups_frames = True  # screenshot() returns a new array only when the pixels changed
+
     def __init__(self, screen_size: tuple[int, int] = (1280, 800), *, shell_timeout: float = 10.0,
                  max_output_chars: int = 20000, web_pages: dict[str, str] | None = None) -> None:
         w, h = int(screen_size[0]), int(screen_size[1])
@@ -71,6 +74,7 @@ class SimBackend:
         self._host: Any = None
         self.prefs: Any = None
         self._closed = False
+        self._frame_buffers = composite.FrameBuffers(self.screen_size)  # reused by every episode's desktop
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, *, now: datetime, home: Path) -> None:
@@ -84,7 +88,8 @@ class SimBackend:
         for d in STANDARD_DIRS:
             (home / d).mkdir(exist_ok=True)
         self.home = home
-        desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now)
+        desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now,
+                       buffers=self._frame_buffers)
         for cls in app_classes():
             desk.register(cls(desk))
         desk.apps["Safari"].pages = self.web_pages
@@ -134,9 +139,15 @@ class SimBackend:
     # ------------------------------------------------------------------ observation
     @_guarded
     def screenshot(self) -> np.ndarray:
-        """The screen as an H×W×3 uint8 RGB array (read-only and shared with the next call when nothing
-        changed; copy it to draw on it)."""
+        """The screen as an H×W×3 uint8 RGB array, read-only. While nothing on screen changes the same
+        array comes back; it stays valid until the next changed frame has been returned, after which its
+        memory is reused (copy a frame to keep it)."""
         return self._desk().render()
+
+    def damage_since(self, earlier: np.ndarray) -> tuple[int, int, int, int] | None:
+        """A box (x0, y0, x1, y1) outside which the current frame equals ``earlier``, a frame
+        ``screenshot()`` returned within the last few changes; None when that is not known."""
+        return self.desktop.damage_since(earlier) if self.desktop is not None else None
 
     @_guarded
     def accessibility_tree(self) -> str:

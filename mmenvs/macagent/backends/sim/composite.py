@@ -1,9 +1,19 @@
 """Fast compositing of window surfaces onto the screen with numpy: plain slice copies for the
-body, alpha blending only where it matters (the rounded corners and the drop-shadow band)."""
+body, alpha blending only where it matters (the rounded corners and the drop-shadow band).
+
+Pixel buffers are reused rather than allocated per frame. An env process fixes glibc's mmap threshold
+(``mmenvs.core.memory``), so every fresh megabyte-sized array is a new mapping the kernel must fault
+in page by page: about 1 ms per MB on a small VM, which is most of a GUI step. Windows therefore draw
+into one shared canvas (:func:`canvas`), keep their own pixels in a buffer that is rewritten in place,
+and the screen is composed into one of two alternating frame buffers (:class:`FrameBuffers`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
+from typing import Iterator
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -97,3 +107,80 @@ def paste_masked(frame: np.ndarray, img: np.ndarray, mask: np.ndarray, x: int, y
     sub = frame[fy0:fy1, fx0:fx1]
     m = mask[fy0 - y: fy1 - y, fx0 - x: fx1 - x]
     sub[m] = img[fy0 - y: fy1 - y, fx0 - x: fx1 - x][m]
+
+
+def rgb_from_rgbx(rgbx: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Copy the RGB channels of an (h, w, 4) array into a contiguous (h, w, 3) one, reusing ``out``
+    when it has that shape. One channel at a time: numpy copies long strided rows quickly but pays a
+    call per pixel when the innermost run is only 3 bytes (6× slower here)."""
+    h, w = rgbx.shape[:2]
+    if out is None or out.shape != (h, w, 3):
+        out = np.empty((h, w, 3), np.uint8)
+    for c in range(3):
+        np.copyto(out[:, :, c], rgbx[:, :, c])
+    return out
+
+
+_canvas_lock = threading.Lock()
+_canvas_memory = np.empty(0, np.uint8)
+
+
+@contextlib.contextmanager
+def canvas(size: tuple[int, int], fill: tuple[int, ...]) -> Iterator[tuple[Image.Image, np.ndarray]]:
+    """A (w, h) Pillow image filled with ``fill`` to draw on, and its pixels as an (h, w, 4) RGBX array.
+
+    The image is mapped onto memory shared by every window of the process (grown to the largest
+    window seen), so drawing a window touches no fresh pages. Copy what you need out of it (e.g. with
+    :func:`rgb_from_rgbx`) before the ``with`` block ends: the next window draws over it.
+    """
+    global _canvas_memory
+    w, h = size
+    shared = _canvas_lock.acquire(blocking=False)  # in use (another thread, or drawing inside a drawing): own memory
+    try:
+        if not shared:
+            memory = np.empty(w * h * 4, np.uint8)
+        else:
+            if _canvas_memory.size < w * h * 4:
+                _canvas_memory = np.empty(w * h * 4, np.uint8)
+            memory = _canvas_memory
+        pixels = memory[: w * h * 4].reshape(h, w, 4)
+        img = Image.frombuffer("RGBX", (w, h), pixels, "raw", "RGBX", 0, 1)
+        # frombuffer marks the image read-only (Pillow would copy it on the first draw); the memory is
+        # ours and writable, so drawing straight into it is what we want
+        img.readonly = 0
+        img.paste(fill[:3], (0, 0, w, h))
+        yield img, pixels
+    finally:
+        if shared:
+            _canvas_lock.release()
+
+
+class FrameBuffers:
+    """Screen-sized pixel buffers a desktop composes into, kept for the backend's lifetime.
+
+    Frames alternate between two buffers: a frame handed out stays intact while the next one is
+    composed (so a caller can compare the new frame with the last), and is overwritten by the one after
+    that. ``layer(name)`` gives a persistent buffer for an intermediate layer of the compositor.
+    """
+
+    def __init__(self, screen_size: tuple[int, int]) -> None:
+        w, h = screen_size
+        self.shape = (h, w, 3)
+        self._frames: list[np.ndarray] = []
+        self._layers: dict[str, np.ndarray] = {}
+
+    def spare_frame(self, current: np.ndarray | None) -> np.ndarray:
+        """A writable frame buffer that does not hold ``current`` (the frame handed out last)."""
+        for buf in self._frames:
+            if current is None or not np.shares_memory(buf, current):
+                return buf
+        buf = np.empty(self.shape, np.uint8)
+        self._frames.append(buf)
+        return buf
+
+    def layer(self, name: str) -> np.ndarray:
+        """The writable buffer kept for the compositor layer ``name``."""
+        buf = self._layers.get(name)
+        if buf is None:
+            buf = self._layers[name] = np.empty(self.shape, np.uint8)
+        return buf

@@ -5,7 +5,8 @@ with cached layers, and the accessibility tree."""
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
+import weakref
+from collections import OrderedDict, deque
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ from .icons import icon as load_icon
 from .menus import MenuItem, OpenMenu, sep
 from .theme import Draw, Theme, font, text_width, wallpaper
 from .widgets import fit_text
+from mmenvs.core.images import Box, FrameDiff
+
 from . import composite
 from .window import Window, alert, rounded_mask
 from .apps import dock_apps
@@ -82,8 +85,11 @@ class Clipboard:
 class Desktop(EventRouter):
     """Everything on screen. The backend owns one and recreates its apps on reset."""
 
-    def __init__(self, screen_size: tuple[int, int], home: Path, now: datetime) -> None:
+    def __init__(self, screen_size: tuple[int, int], home: Path, now: datetime,
+                 buffers: composite.FrameBuffers | None = None) -> None:
         self.screen_size = screen_size
+        # the backend passes its own, so frame memory is reused across episodes
+        self.buffers = buffers if buffers is not None else composite.FrameBuffers(screen_size)
         self.home = home
         self.now = now
         self.apps: dict[str, App] = {}
@@ -105,6 +111,11 @@ class Desktop(EventRouter):
         self.fs_epoch = 0  # bumped after every shell command (files may have changed): apps key disk caches on it
         self._frame_gen = -1
         self._frame: np.ndarray | None = None
+        self._diff = FrameDiff()
+        self._composition: tuple | None = None  # the layers the last frame was composed from
+        # (weak ref to a frame, box where it differs from the frame before it) for the last few frames,
+        # newest last; weak, so a menu frame (a fresh array) is not kept alive by the log
+        self._damage_log: deque[tuple[weakref.ref, Box]] = deque(maxlen=8)
         self._base_key: tuple | None = None
         self._base: np.ndarray | None = None
         self._below_key: tuple | None = None
@@ -126,6 +137,8 @@ class Desktop(EventRouter):
         """Drop the pixel buffers of this desktop (called when a new episode replaces it): apps,
         windows and closures form reference cycles that the GC frees late, so the megabytes go now."""
         self._frame = self._below = self._shadowed = self._base = self._dock = self._bar = None
+        self._composition = None
+        self._damage_log.clear()
         for w in self.windows:
             w.release()
         self.windows = []
@@ -425,22 +438,27 @@ class Desktop(EventRouter):
         # everything below the front window is composed once and reused while it does not change
         below_key = (self._base_key, tuple((w.id, serial, rect) for w, _a, rect, serial in layers[:-1]))
         if below_key != self._below_key or self._below is None:
-            below = base.copy()
+            below = self.buffers.layer("below")
+            np.copyto(below, base)
             for w, arr, (x, y, ww, wh), _s in layers[:-1]:
                 composite.shadow(below, x, y, ww, wh, 100 if w.parent is None else 70)
                 composite.paste_window(below, arr, x, y)
             self._below_key, self._below = below_key, below
+            self._shadowed_key = None  # composed from the old below layer
+        # composed into the frame buffer not handed out last, so the caller can still compare with it
+        frame = self.buffers.spare_frame(self._frame)
         if layers:
             w, arr, (x, y, ww, wh), _s = layers[-1]
             shadow_key = (below_key, (x, y, ww, wh), w.parent is None)
             if shadow_key != self._shadowed_key or self._shadowed is None:
-                self._shadowed = self._below.copy()
+                self._shadowed = self.buffers.layer("shadowed")
+                np.copyto(self._shadowed, self._below)
                 composite.shadow(self._shadowed, x, y, ww, wh, 120 if w.parent is None else 70)
                 self._shadowed_key = shadow_key
-            frame = self._shadowed.copy()
+            np.copyto(frame, self._shadowed)
             composite.paste_window(frame, arr, x, y)
         else:
-            frame = self._below.copy()
+            np.copyto(frame, self._below)
         if not self.settings.dock_autohide:
             # the dock plate was composed over the wallpaper, so copying its whole rectangle is exact
             # except where a window reaches under the dock's rounded corners
@@ -448,7 +466,18 @@ class Desktop(EventRouter):
             frame[dy:dy + dock.shape[0], dx:dx + dock.shape[1]] = dock
         frame[:MENUBAR_H] = self._menubar_layer(theme)
         dragging = self.pressed is not None and self.pressed.get("payload") is not None and self.pressed.get("dragging")
-        if self.menu is not None or dragging:
+        overlay = self.menu is not None or dragging
+        # What the frame was composed from. When only the front window's pixels changed, every changed
+        # pixel lies inside its rectangle, and only that part needs comparing with the last frame.
+        composition = (self._shadowed_key if layers else below_key, self.settings.dock_autohide, self._dock_key,
+                       self._bar_key, bool(overlay), layers[-1][0].id if layers else None,
+                       layers[-1][2] if layers else None)
+        within = None
+        if layers and not overlay and composition == self._composition:
+            x, y, ww, wh = layers[-1][2]
+            within = (x, y, x + ww, y + wh)
+        self._composition = composition
+        if overlay:
             img = Image.fromarray(frame)
             d = Draw(img)
             if self.menu is not None:
@@ -460,10 +489,31 @@ class Desktop(EventRouter):
                 d.rounded_rectangle((mx + 8, my + 8, mx + 16 + text_width(label, 12), my + 28), 4, fill=theme.accent)
                 d.text((mx + 12, my + 18), label, font=font(12), fill=(255, 255, 255), anchor="lm")
             frame = np.array(img)
+        self._frame_gen = sig
+        previous = self._frame
+        changed = self._diff.box(frame, previous, within) if previous is not None else None
+        if previous is not None and changed is None:
+            return previous  # e.g. only the minute changed on a hidden clock: the same array again
+        frame = frame.view()
         frame.flags.writeable = False
         self._frame = frame
-        self._frame_gen = sig
+        if previous is None:
+            self._damage_log.clear()
+        self._damage_log.append((weakref.ref(frame), changed))
         return frame
+
+    def damage_since(self, earlier: np.ndarray) -> Box | None:
+        """A box outside which the current frame equals ``earlier`` (a frame this desktop returned a few
+        frames ago; empty (0, 0, 0, 0) if it is the current one), or None when that is not known."""
+        if earlier is self._frame:
+            return (0, 0, 0, 0)
+        x0, y0, x1, y1 = self.screen_size[0], self.screen_size[1], 0, 0
+        for i in range(len(self._damage_log) - 1, 0, -1):
+            _frame, (bx0, by0, bx1, by1) = self._damage_log[i]
+            x0, y0, x1, y1 = min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1)
+            if self._damage_log[i - 1][0]() is earlier:
+                return x0, y0, x1, y1
+        return None
 
     def _base_layer(self, theme: Theme) -> np.ndarray:
         files = tuple((n, (self.home / "Desktop" / n).is_dir()) for n in self.desktop_files())

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from PIL import Image, ImageDraw
 
+from . import composite
 from .theme import Draw, Theme, font
 from .widgets import Button, Editor, MouseEvent, Rect, TextField, Widget, fit_text
 
@@ -191,28 +192,29 @@ class Window:
                tuple(e.scroll for e in self.editors.values()), tuple(sorted((k, repr(v)) for k, v in self.state.items())))
         if key == self._surface_key and self._surface_arr is not None:
             return self._surface_arr
-        img = Image.new("RGB", (self.w, self.h), theme.window_bg)
-        d = Draw(img)
-        if self.title_h:
-            d.rectangle((0, 0, self.w, self.title_h - 1), fill=theme.titlebar_bg)
-            d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
-        focused = self.focused_widget() if active else None
-        for wd in widgets:
-            if wd.rect[2] > 0 and wd.rect[3] > 0:  # a window resized very small squeezes some out
-                wd.draw(d, theme, wd is focused)
-        if self.title_h:
-            # lights and title go over the content: sidebars reach up into the title bar
-            for i, c in enumerate(_TRAFFIC):
-                cx = 18 + i * 20
-                fill = c if active else ((80, 80, 84) if theme.dark else (205, 205, 208))
-                d.ellipse((cx - 6, 8, cx + 6, 20), fill=fill)
-            if self.title and self.title_h <= 28:
-                d.text((self.w // 2, 14), fit_text(self.title, self.w - 160, 13, "bold"), font=font(13, "bold"),
-                       fill=theme.text if active else theme.secondary_text, anchor="mm")
-        if self.parent is not None or self.title_h == 0:
-            d.rounded_rectangle((0, 0, self.w - 1, self.h - 1), 10, outline=theme.control_border)
+        with composite.canvas((self.w, self.h), theme.window_bg) as (img, rgbx):
+            d = Draw(img)
+            if self.title_h:
+                d.rectangle((0, 0, self.w, self.title_h - 1), fill=theme.titlebar_bg)
+                d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
+            focused = self.focused_widget() if active else None
+            for wd in widgets:
+                if wd.rect[2] > 0 and wd.rect[3] > 0:  # a window resized very small squeezes some out
+                    wd.draw(d, theme, wd is focused)
+            if self.title_h:
+                # lights and title go over the content: sidebars reach up into the title bar
+                for i, c in enumerate(_TRAFFIC):
+                    cx = 18 + i * 20
+                    fill = c if active else ((80, 80, 84) if theme.dark else (205, 205, 208))
+                    d.ellipse((cx - 6, 8, cx + 6, 20), fill=fill)
+                if self.title and self.title_h <= 28:
+                    d.text((self.w // 2, 14), fit_text(self.title, self.w - 160, 13, "bold"), font=font(13, "bold"),
+                           fill=theme.text if active else theme.secondary_text, anchor="mm")
+            if self.parent is not None or self.title_h == 0:
+                d.rounded_rectangle((0, 0, self.w - 1, self.h - 1), 10, outline=theme.control_border)
+            # the window's own buffer is rewritten in place: compositing copies from it, never keeps it
+            self._surface_arr = composite.rgb_from_rgbx(rgbx, self._surface_arr)
         self._surface_key = key
-        self._surface_arr = np.asarray(img)  # a copy: the Pillow image can go
         self.surface_serial += 1
         return self._surface_arr
 
