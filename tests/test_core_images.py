@@ -129,7 +129,7 @@ def test_packing_backlog_is_bounded() -> None:
 
     store = ImageStore(max_raw_bytes=1)
     gate = threading.Event()
-    images_module._pack_later(images_module._Pixels(np.zeros((1, 1), np.uint8)))  # start the packer thread
+    images_module._run_packer(lambda: None).result()  # start the packing thread
     blocker = images_module._packer.submit(gate.wait)  # hold the packing thread
     added = threading.Thread(target=lambda: [store.add(np.full((10, 10), k, np.uint8)) for k in range(8)])
     added.start()

@@ -217,3 +217,43 @@ def test_every_observation_equals_a_fresh_fit_of_the_screen(task_id: str) -> Non
             assert np.array_equal(image, pixels)
     finally:
         env.close()
+
+
+def _recomposed(backend) -> np.ndarray:
+    """The screen composed from scratch (no reuse of the last frame)."""
+    desk = backend.desktop
+    desk._composition = desk._corners = None  # noqa: SLF001 - forces the full composition path
+    desk._frame_gen = -1  # noqa: SLF001
+    return backend.screenshot()
+
+
+@pytest.mark.parametrize("task_id", ["finder-folder-and-move-v0", "keynote-title-slide-save-v0", "mail-forward-message-v0"])
+def test_frames_built_on_the_last_one_equal_a_full_composition(task_id: str) -> None:
+    from mmenvs.macagent.env import MacAgentEnv
+
+    env = MacAgentEnv(store_screenshots=False)
+    try:
+        obs, info = env.reset(options={"task_id": task_id})
+        done, steps = False, 0
+        while not done:
+            frame = env.backend.screenshot().copy()
+            assert np.array_equal(_recomposed(env.backend), frame), f"step {steps}"
+            obs, _r, terminated, truncated, info = env.step(env.oracle_action(obs, info))
+            done, steps = terminated or truncated, steps + 1
+        assert info["success"]
+    finally:
+        env.close()
+
+
+def test_typing_and_a_window_over_the_dock_compose_exactly(b) -> None:
+    b.open_app("TextEdit")
+    b.hotkey("command", "n")
+    window = b.desktop.key_window()
+    assert window is not None
+    window.x, window.y = 300, 500  # reaches under the dock and off the bottom of the screen
+    window.touch()
+    for ch in "Hello, dock!":
+        b.type_text(ch)
+        frame = b.screenshot().copy()
+        assert np.array_equal(_recomposed(b), frame)
+    assert b.desktop._corners is not None  # noqa: SLF001 - the frames above were built incrementally

@@ -70,7 +70,7 @@ class MMEnv(gym.Env[dict, str]):
     #: whose evaluation is costly set this False: then the score is refreshed at reset and episode end only.
     cheap_evaluation: bool = True
     #: Bytes of pixels an episode's image store keeps unpacked (None: all). Envs that store a screenshot
-    #: a step set it, so a long episode's history stays small (older images are zlib-packed).
+    #: a step set it, so a long episode's history stays small (older images are packed losslessly).
     image_memory_budget: int | None = None
 
     def __init__(

@@ -15,6 +15,7 @@ multi-megabyte array costs a millisecond or more of page faults.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import threading
@@ -22,7 +23,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import zstandard
@@ -102,28 +103,25 @@ class ImageNotFound(KeyError):
 class _Pixels:
     """An image's pixels: the raw read-only array, or its packing once the store spilled it.
 
-    The packing thread only sets ``packed``; the store's own thread drops ``raw`` afterwards
-    (:meth:`ImageStore._settle`), so a reader never sees an array whose memory is being reused.
+    ``raw`` is read and dropped under the store's lock, so the packing thread can tell whether anyone
+    outside the store still holds the array before handing its memory to the next image.
     """
 
-    __slots__ = ("raw", "packed", "shape")
+    __slots__ = ("raw", "packed", "shape", "lock")
 
-    def __init__(self, raw: np.ndarray) -> None:
+    def __init__(self, raw: np.ndarray, lock: threading.Lock) -> None:
         self.raw: np.ndarray | None = raw
         self.packed: bytes | None = None
         self.shape = raw.shape
+        self.lock = lock
 
     def get(self) -> np.ndarray:
-        raw = self.raw
+        with self.lock:
+            raw = self.raw
         if raw is not None:
             return raw
         data = zstandard.ZstdDecompressor().decompress(self.packed)
         return np.frombuffer(data, dtype=np.uint8).reshape(self.shape)  # read-only
-
-    def pack(self) -> None:
-        raw = self.raw
-        if raw is not None and self.packed is None:
-            self.packed = zstandard.ZstdCompressor(level=1).compress(raw)
 
 
 _packer: ThreadPoolExecutor | None = None
@@ -131,12 +129,12 @@ _packer_lock = threading.Lock()
 _MAX_PENDING = 2  # packings queued per store before add() waits: memory stays bounded if packing is slower
 
 
-def _pack_later(pixels: _Pixels) -> Future:
+def _run_packer(job: Callable[[], None]) -> Future:
     global _packer
     with _packer_lock:
         if _packer is None:
             _packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmenvs-image-pack")
-    return _packer.submit(pixels.pack)
+    return _packer.submit(job)
 
 
 @dataclass(frozen=True)
@@ -172,7 +170,8 @@ class ImageStore:
         self.max_raw_bytes = max_raw_bytes
         self._raw: list[tuple[int, _Pixels]] = []  # (bytes, pixels) of images not yet sent to packing
         self._raw_bytes = 0
-        self._packing: deque[tuple[_Pixels, Future]] = deque()  # sent to packing, raw not dropped yet
+        self._packing: deque[Future] = deque()  # packings queued or running
+        self._lock = threading.Lock()  # guards every _Pixels.raw of this store and _spare
         self._spare: np.ndarray | None = None  # a packed image's raw buffer, free for the next add
 
     def add(
@@ -186,7 +185,6 @@ class ImageStore:
         """Store a copy of ``image`` and return its new id. ``parents`` must be ids already stored."""
         if isinstance(image, Image.Image) and image.mode not in ("L", "RGB", "RGBA"):
             image = image.convert("RGB")
-        self._settle()
         array = self._copy(image)
         if array.dtype != np.uint8:
             raise ValueError(f"ImageStore.add: expected a uint8 image, got dtype {array.dtype}")
@@ -202,7 +200,7 @@ class ImageStore:
         array = np.ascontiguousarray(array)
         array.flags.writeable = False
         image_id = f"img_{len(self._records)}"
-        pixels = _Pixels(array)
+        pixels = _Pixels(array, self._lock)
         self._records.append(ImageRecord(image_id, pixels, parent_ids, op, dict(meta or {})))
         if self.max_raw_bytes is not None:
             self._raw.append((array.nbytes, pixels))
@@ -210,32 +208,39 @@ class ImageStore:
             while self._raw_bytes > self.max_raw_bytes and len(self._raw) > 1:  # the newest stays raw
                 nbytes, oldest = self._raw.pop(0)
                 self._raw_bytes -= nbytes
-                self._packing.append((oldest, _pack_later(oldest)))
+                self._packing.append(_run_packer(functools.partial(self._pack, oldest)))
+            while self._packing and self._packing[0].done():
+                self._packing.popleft().result()  # a packing error surfaces here
             while len(self._packing) > _MAX_PENDING:
-                self._packing[0][1].result()
-                self._settle()
+                self._packing.popleft().result()
         return image_id
 
     def _copy(self, image: np.ndarray | Image.Image) -> np.ndarray:
         """A private copy of ``image``, into the spare buffer when it has the same shape."""
-        spare = self._spare
-        if spare is not None and isinstance(image, np.ndarray) and image.shape == spare.shape \
-                and image.dtype == spare.dtype:
-            self._spare = None
-            spare.flags.writeable = True  # allowed: the buffer owns its memory and nobody else holds it
-            np.copyto(spare, image)
-            return spare
-        return np.array(image)
+        with self._lock:
+            spare = self._spare
+            if spare is not None and isinstance(image, np.ndarray) and image.shape == spare.shape \
+                    and image.dtype == spare.dtype:
+                self._spare = None
+            else:
+                spare = None
+        if spare is None:
+            return np.array(image)
+        spare.flags.writeable = True  # allowed: the buffer owns its memory and nobody else holds it
+        np.copyto(spare, image)
+        return spare
 
-    def _settle(self) -> None:
-        """Drop the raw arrays of images whose packing finished; keep one as the spare buffer if
-        nothing outside the store references it."""
-        while self._packing and self._packing[0][1].done():
-            pixels, future = self._packing.popleft()
-            future.result()  # a packing error surfaces here
-            raw, pixels.raw = pixels.raw, None
-            # references: `raw` and getrefcount's argument; any more means a caller still holds it
-            if raw is not None and self._spare is None and raw.base is None and sys.getrefcount(raw) == 2:
+    def _pack(self, pixels: _Pixels) -> None:
+        """On the packing thread: pack, drop the raw array, and keep its buffer as the spare when no
+        caller holds it (references left: ``raw`` here and getrefcount's argument)."""
+        raw = pixels.raw
+        if raw is None or pixels.packed is not None:
+            return
+        packed = zstandard.ZstdCompressor(level=1).compress(raw)
+        with self._lock:
+            pixels.packed = packed  # set before raw is dropped, so a reader always finds one
+            pixels.raw = None
+            if self._spare is None and raw.base is None and sys.getrefcount(raw) == 2:
                 self._spare = raw
 
     def raw_bytes(self) -> int:
@@ -304,6 +309,7 @@ class ImageStore:
         self._raw.clear()
         self._raw_bytes = 0
         self._packing.clear()  # queued packings finish on images nobody can read any more
+        self._spare = None
 
     def export_png(self, image_id: str, path: str | Path) -> Path:
         """Write ``image_id`` to ``path`` as PNG and return the path."""

@@ -148,6 +148,8 @@ class FrameFitter:
     The returned array is overwritten by the next call: copy it to keep it.
     """
 
+    _STRIP_ROWS = 32  # output rows halved per pass
+
     def __init__(self, obs_size: tuple[int, int]) -> None:
         self.obs_size = _check_size(obs_size)
         height, width = self.obs_size
@@ -176,20 +178,24 @@ class FrameFitter:
         return self._out
 
     def _halve(self, frame: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> None:
-        """Output pixels [y0:y1, x0:x1] from the frame's 2×2 blocks."""
-        height, width = self.obs_size
+        """Output pixels [y0:y1, x0:x1] from the frame's 2×2 blocks, a strip of rows at a time (the
+        uint16 sums then take ~0.4 MB, not 4.5 MB, for a 1280×800 frame)."""
+        width = self.obs_size[1]
+        strip = self._STRIP_ROWS
         if self._rows is None or self._sums is None:
-            self._rows = np.empty((height, 2 * width, 3), np.uint16)
-            self._sums = np.empty((height, width, 3), np.uint16)
-        h, w = y1 - y0, x1 - x0
-        block = frame[2 * y0: 2 * y1, 2 * x0: 2 * x1]
-        rows, sums = self._rows[:h, : 2 * w], self._sums[:h, :w]
-        np.add(block[0::2], block[1::2], out=rows, dtype=np.uint16)
-        for c in range(3):  # channel by channel: long strided rows instead of 3-element runs (4x faster)
-            np.add(rows[:, 0::2, c], rows[:, 1::2, c], out=sums[:, :, c])
-        np.add(sums, 2, out=sums)
-        np.right_shift(sums, 2, out=sums)
-        np.copyto(self._out[y0:y1, x0:x1], sums, casting="unsafe")
+            self._rows = np.empty((strip, 2 * width, 3), np.uint16)
+            self._sums = np.empty((strip, width, 3), np.uint16)
+        w = x1 - x0
+        for top in range(y0, y1, strip):
+            h = min(strip, y1 - top)
+            block = frame[2 * top: 2 * (top + h), 2 * x0: 2 * x1]
+            rows, sums = self._rows[:h, : 2 * w], self._sums[:h, :w]
+            np.add(block[0::2], block[1::2], out=rows, dtype=np.uint16)
+            for c in range(3):  # channel by channel: long strided rows instead of 3-element runs (4x faster)
+                np.add(rows[:, 0::2, c], rows[:, 1::2, c], out=sums[:, :, c])
+            np.add(sums, 2, out=sums)
+            np.right_shift(sums, 2, out=sums)
+            np.copyto(self._out[top: top + h, x0:x1], sums, casting="unsafe")
 
 
 def _check_size(obs_size: Sequence[int]) -> tuple[int, int]:

@@ -102,7 +102,7 @@ class MacAgentEnv(MMEnv):
     the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
     True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``store_screenshots``
     (default True: every new screen goes into ``env.images``, the newest raw and older ones
-    zlib-packed on a background thread, about 150 KB each; False keeps only the current one and saves
+    Zstandard-packed on a background thread, about 130 KB each; False keeps only the current one and saves
     that work in long RL runs), ``reward_mode``, ``render_mode``, ``max_steps``.
 
     ## Examples

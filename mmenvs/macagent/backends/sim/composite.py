@@ -68,24 +68,33 @@ def shadow(frame: np.ndarray, x: int, y: int, w: int, h: int, opacity: int = 100
         region[:] = ((region.astype(np.uint16) * k[..., None]) >> 8).astype(np.uint8)
 
 
-def paste_window(frame: np.ndarray, surf: np.ndarray, x: int, y: int, r: int = RADIUS) -> None:
-    """Copy a window surface (h, w, 3) to (x, y) with rounded corners, clipped to the frame."""
+Corners = list  # what lies under a window's rounded corners: paste_window's return value
+
+
+def paste_window(frame: np.ndarray, surf: np.ndarray, x: int, y: int, r: int = RADIUS,
+                 under: Corners | None = None) -> Corners:
+    """Copy a window surface (h, w, 3) to (x, y) with rounded corners, clipped to the frame.
+
+    Returns the background pixels under the corners; pass them as ``under`` to paste the same window
+    at the same place over a frame that already shows it (only the corners blend with what is below).
+    """
     H, W = frame.shape[:2]
     h, w = surf.shape[:2]
     c = _clip(x, y, x + w, y + h, W, H)
     if c is None:
-        return
+        return []
     fx0, fy0, fx1, fy1 = c
-    # keep what is under the corners before covering it
-    corners = []
     ca = _corner_alpha(r)
-    for cx, cy, flip_x, flip_y in ((0, 0, False, False), (w - r, 0, True, False), (0, h - r, False, True), (w - r, h - r, True, True)):
-        cc = _clip(x + cx, y + cy, x + cx + r, y + cy + r, W, H)
-        if cc is None:
-            continue
-        corners.append((cx, cy, flip_x, flip_y, cc, frame[cc[1]:cc[3], cc[0]:cc[2]].copy()))
+    if under is None:  # keep what is under the corners before covering it
+        under = []
+        for cx, cy, flip_x, flip_y in ((0, 0, False, False), (w - r, 0, True, False), (0, h - r, False, True),
+                                       (w - r, h - r, True, True)):
+            cc = _clip(x + cx, y + cy, x + cx + r, y + cy + r, W, H)
+            if cc is None:
+                continue
+            under.append((cx, cy, flip_x, flip_y, cc, frame[cc[1]:cc[3], cc[0]:cc[2]].copy()))
     frame[fy0:fy1, fx0:fx1] = surf[fy0 - y: fy1 - y, fx0 - x: fx1 - x]
-    for cx, cy, flip_x, flip_y, (ax0, ay0, ax1, ay1), under in corners:
+    for cx, cy, flip_x, flip_y, (ax0, ay0, ax1, ay1), background in under:
         a = ca
         if flip_x:
             a = a[:, ::-1]
@@ -93,7 +102,8 @@ def paste_window(frame: np.ndarray, surf: np.ndarray, x: int, y: int, r: int = R
             a = a[::-1, :]
         a = a[ay0 - (y + cy): ay1 - (y + cy), ax0 - (x + cx): ax1 - (x + cx)]
         top = surf[ay0 - y: ay1 - y, ax0 - x: ax1 - x].astype(np.uint16)
-        frame[ay0:ay1, ax0:ax1] = ((top * a[..., None] + under.astype(np.uint16) * (256 - a[..., None])) >> 8).astype(np.uint8)
+        frame[ay0:ay1, ax0:ax1] = ((top * a[..., None] + background.astype(np.uint16) * (256 - a[..., None])) >> 8).astype(np.uint8)
+    return under
 
 
 def paste_masked(frame: np.ndarray, img: np.ndarray, mask: np.ndarray, x: int, y: int) -> None:
@@ -160,7 +170,8 @@ class FrameBuffers:
 
     Frames alternate between two buffers: a frame handed out stays intact while the next one is
     composed (so a caller can compare the new frame with the last), and is overwritten by the one after
-    that. ``layer(name)`` gives a persistent buffer for an intermediate layer of the compositor.
+    that. ``layer(name)`` gives a buffer for an intermediate layer of the compositor, kept until
+    ``release_layers()`` (at the next episode).
     """
 
     def __init__(self, screen_size: tuple[int, int]) -> None:
@@ -177,6 +188,10 @@ class FrameBuffers:
         buf = np.empty(self.shape, np.uint8)
         self._frames.append(buf)
         return buf
+
+    def release_layers(self) -> None:
+        """Drop the layer buffers (a new episode may never need them); the frame pair is kept."""
+        self._layers.clear()
 
     def layer(self, name: str) -> np.ndarray:
         """The writable buffer kept for the compositor layer ``name``."""

@@ -113,6 +113,7 @@ class Desktop(EventRouter):
         self._frame: np.ndarray | None = None
         self._diff = FrameDiff()
         self._composition: tuple | None = None  # the layers the last frame was composed from
+        self._corners: composite.Corners | None = None  # the background under the front window's corners
         # (weak ref to a frame, box where it differs from the frame before it) for the last few frames,
         # newest last; weak, so a menu frame (a fresh array) is not kept alive by the log
         self._damage_log: deque[tuple[weakref.ref, Box]] = deque(maxlen=8)
@@ -120,8 +121,6 @@ class Desktop(EventRouter):
         self._base: np.ndarray | None = None
         self._below_key: tuple | None = None
         self._below: np.ndarray | None = None
-        self._shadowed_key: tuple | None = None
-        self._shadowed: np.ndarray | None = None
         self._dock_key: tuple | None = None
         self._dock: tuple[np.ndarray, np.ndarray, tuple[int, int]] | None = None
         self._bar_key: tuple | None = None
@@ -136,8 +135,9 @@ class Desktop(EventRouter):
     def release(self) -> None:
         """Drop the pixel buffers of this desktop (called when a new episode replaces it): apps,
         windows and closures form reference cycles that the GC frees late, so the megabytes go now."""
-        self._frame = self._below = self._shadowed = self._base = self._dock = self._bar = None
-        self._composition = None
+        self._frame = self._below = self._base = self._dock = self._bar = None
+        self._composition = self._corners = None
+        self.buffers.release_layers()
         self._damage_log.clear()
         for w in self.windows:
             w.release()
@@ -438,44 +438,48 @@ class Desktop(EventRouter):
         # everything below the front window is composed once and reused while it does not change
         below_key = (self._base_key, tuple((w.id, serial, rect) for w, _a, rect, serial in layers[:-1]))
         if below_key != self._below_key or self._below is None:
-            below = self.buffers.layer("below")
-            np.copyto(below, base)
-            for w, arr, (x, y, ww, wh), _s in layers[:-1]:
-                composite.shadow(below, x, y, ww, wh, 100 if w.parent is None else 70)
-                composite.paste_window(below, arr, x, y)
+            below = base  # nothing below the front window: the base layer itself, no 3 MB copy
+            if len(layers) > 1:
+                below = self.buffers.layer("below")
+                np.copyto(below, base)
+                for w, arr, (x, y, ww, wh), _s in layers[:-1]:
+                    composite.shadow(below, x, y, ww, wh, 100 if w.parent is None else 70)
+                    composite.paste_window(below, arr, x, y)
             self._below_key, self._below = below_key, below
-            self._shadowed_key = None  # composed from the old below layer
-        # composed into the frame buffer not handed out last, so the caller can still compare with it
-        frame = self.buffers.spare_frame(self._frame)
-        if layers:
-            w, arr, (x, y, ww, wh), _s = layers[-1]
-            shadow_key = (below_key, (x, y, ww, wh), w.parent is None)
-            if shadow_key != self._shadowed_key or self._shadowed is None:
-                self._shadowed = self.buffers.layer("shadowed")
-                np.copyto(self._shadowed, self._below)
-                composite.shadow(self._shadowed, x, y, ww, wh, 120 if w.parent is None else 70)
-                self._shadowed_key = shadow_key
-            np.copyto(frame, self._shadowed)
-            composite.paste_window(frame, arr, x, y)
-        else:
-            np.copyto(frame, self._below)
-        if not self.settings.dock_autohide:
-            # the dock plate was composed over the wallpaper, so copying its whole rectangle is exact
-            # except where a window reaches under the dock's rounded corners
-            dock, _mask, (dx, dy) = self._dock_layer(theme)
-            frame[dy:dy + dock.shape[0], dx:dx + dock.shape[1]] = dock
-        frame[:MENUBAR_H] = self._menubar_layer(theme)
         dragging = self.pressed is not None and self.pressed.get("payload") is not None and self.pressed.get("dragging")
         overlay = self.menu is not None or dragging
-        # What the frame was composed from. When only the front window's pixels changed, every changed
-        # pixel lies inside its rectangle, and only that part needs comparing with the last frame.
-        composition = (self._shadowed_key if layers else below_key, self.settings.dock_autohide, self._dock_key,
-                       self._bar_key, bool(overlay), layers[-1][0].id if layers else None,
-                       layers[-1][2] if layers else None)
+        dock_shown = not self.settings.dock_autohide
+        dock = self._dock_layer(theme) if dock_shown else None
+        bar = self._menubar_layer(theme)
+        # What the frame is composed from, but for the front window's pixels. While it stays the same,
+        # the new frame is the last one with the front window pasted again (only its corners blend with
+        # what is below), and every changed pixel lies inside the front window.
+        front = layers[-1] if layers else None
+        composition = (below_key, dock_shown, self._dock_key, self._bar_key, bool(overlay),
+                       (front[0].id, front[2], front[0].parent is None) if front else None)
+        incremental = front is not None and not overlay and composition == self._composition \
+            and self._frame is not None and self._corners is not None
+        # composed into the frame buffer not handed out last, so the caller can still compare with it
+        frame = self.buffers.spare_frame(self._frame)
         within = None
-        if layers and not overlay and composition == self._composition:
-            x, y, ww, wh = layers[-1][2]
+        if incremental:
+            w, arr, (x, y, ww, wh), _s = front
+            np.copyto(frame, self._frame)
+            composite.paste_window(frame, arr, x, y, under=self._corners)
             within = (x, y, x + ww, y + wh)
+        else:
+            np.copyto(frame, self._below)
+            self._corners = None
+            if front is not None:
+                w, arr, (x, y, ww, wh), _s = front
+                composite.shadow(frame, x, y, ww, wh, 120 if w.parent is None else 70)
+                self._corners = composite.paste_window(frame, arr, x, y)
+        if dock is not None:
+            # the dock plate was composed over the wallpaper, so copying its whole rectangle is exact
+            # except where a window reaches under the dock's rounded corners
+            plate, _mask, (dx, dy) = dock
+            frame[dy:dy + plate.shape[0], dx:dx + plate.shape[1]] = plate
+        frame[:MENUBAR_H] = bar
         self._composition = composition
         if overlay:
             img = Image.fromarray(frame)

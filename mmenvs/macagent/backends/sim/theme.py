@@ -161,9 +161,20 @@ def _gradient(w: int, h: int, stops: list[RGB], waves: list[tuple[float, float, 
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)  # 4 MB each at full screen: the current wallpaper (and the last one)
 def wallpaper(name: str, size: tuple[int, int], dark: bool) -> Image.Image:
     """The named wallpaper rendered at ``size`` (deterministic; cached for the process)."""
+    return _render_wallpaper(name, size, dark)
+
+
+@functools.lru_cache(maxsize=16)
+def wallpaper_thumbnail(name: str, size: tuple[int, int], dark: bool) -> Image.Image:
+    """A small rendering of the named wallpaper (System Settings' chooser), cached apart from the
+    full-screen ones so a chooser full of thumbnails never evicts the desktop's wallpaper."""
+    return _render_wallpaper(name, size, dark)
+
+
+def _render_wallpaper(name: str, size: tuple[int, int], dark: bool) -> Image.Image:
     w, h = size
     if name == "Sequoia":
         stops = [(24, 40, 96), (70, 60, 160), (220, 110, 140)] if not dark else [(8, 14, 40), (36, 28, 90), (110, 50, 90)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..scripting import HIGHLIGHT_DEFAULTS
-from ..theme import ACCENT_COLORS, WALLPAPERS, Theme, font, wallpaper
+from ..theme import ACCENT_COLORS, WALLPAPERS, Theme, font, wallpaper_thumbnail
 from ..widgets import Box, Checkbox, Custom, Label, ListView, PopupButton, Row, Slider, TextField, Widget
 from ..window import Window
 from .base import App
@@ -244,7 +244,7 @@ class SettingsApp(App):
                 for i, name in enumerate(WALLPAPERS):
                     r, c = divmod(i, 3)
                     tx, ty = x + c * 150, y + r * 120
-                    thumb = wallpaper(name, (128, 80), theme.dark)
+                    thumb = wallpaper_thumbnail(name, (128, 80), theme.dark)
                     d._image.paste(thumb, (tx, ty))  # noqa: SLF001
                     sel = name == self.wallpaper
                     d.rounded_rectangle((tx - 3, ty - 3, tx + 131, ty + 83), 6, outline=theme.accent if sel else theme.separator,
