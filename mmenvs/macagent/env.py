@@ -14,7 +14,7 @@ from gymnasium import spaces
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
 from mmenvs.core.images import same_pixels
 from mmenvs.core.spaces import FrameFitter
-from mmenvs.core.memory import release_free_memory, tune_allocator
+from mmenvs.core.memory import RecycledArrays, release_free_memory, tune_allocator
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
@@ -162,6 +162,7 @@ class MacAgentEnv(MMEnv):
         try:
             super().__init__(obs_size=obs_size, **kwargs)
             self._fit = FrameFitter(self.obs_size)  # reuses its buffers: no fresh megabytes per step
+            self._obs_arrays = RecycledArrays((*self.obs_size, 3))  # last step's image, once the caller drops it
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
             self.backend.close()
             shutil.rmtree(self._home_dir, ignore_errors=True)
@@ -371,7 +372,9 @@ class MacAgentEnv(MMEnv):
             damage_since = getattr(self.backend, "damage_since", None)
             changed = damage_since(self._obs_source) if damage_since and self._obs_source is not None else None
             self._obs_source, self._obs_image = frame, self._fit(frame, changed)
-        observation = {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
+        image = self._obs_arrays.take()
+        np.copyto(image, self._obs_image)
+        observation = {"text": clip_text(text, self.text_max_length), "image": image}
         observation.update(self.extra_observation())
         return observation
 
