@@ -696,3 +696,48 @@ def test_open_routes_files_and_urls_through_the_apps_hooks(b: SimBackend) -> Non
     assert bad.exit_code == 1 and "No application knows how to open URL" in bad.stderr
     refused = b.run_shell("open -a Numbers ~/Documents/page.html")
     assert refused.exit_code == 1 and "Numbers cannot open" in refused.stderr
+
+
+def test_rewrapping_after_edits_equals_wrapping_from_scratch() -> None:
+    """Typing re-wraps only what an edit can move; the rows must be exactly a fresh wrap's."""
+    import random
+
+    from mmenvs.macagent.backends.sim.widgets import Editor
+
+    rng = random.Random(0)
+    words = ["words", "a", "Zebra", "AVATAR", "kernel", "to", "Tomorrow,", "i", "WWW", "lorem-ipsum"]
+    for trial in range(120):
+        text = "\n".join(" ".join(rng.choice(words) for _ in range(rng.randint(0, 40))) for _ in range(rng.randint(1, 4)))
+        editor = Editor(text, multiline=True)
+        width = rng.choice([80, 150, 300])
+        editor.wrapped(width, 13, "regular")
+        for _ in range(6):
+            i = rng.randint(0, len(editor.text))
+            op = rng.random()
+            if op < 0.5:
+                editor.text = editor.text[:i] + rng.choice(["a", " ", "WW ", "xyz"]) + editor.text[i:]
+            elif op < 0.8:
+                editor.text = editor.text[:max(0, i - 2)] + editor.text[i:]
+            else:
+                editor.text += rng.choice(["a", " q", "\nnew line"])
+            rows = editor.wrapped(width, 13, "regular")
+            assert rows == Editor(editor.text, multiline=True).wrapped(width, 13, "regular"), (trial, editor.text)
+
+
+def test_typing_at_the_end_of_a_long_paragraph_measures_only_its_last_rows() -> None:
+    from mmenvs.macagent.backends.sim.theme import font
+    from mmenvs.macagent.backends.sim.widgets import _wrap_paragraph
+
+    class Counting:
+        calls = 0
+
+        def getlength(self, text: str) -> float:
+            Counting.calls += 1
+            return font(13, "regular").getlength(text)
+
+    line = "words " * 80
+    rows = _wrap_paragraph(Counting(), line, 200)
+    fresh_calls, Counting.calls = Counting.calls, 0
+    again = _wrap_paragraph(Counting(), line + "a", 200, (line, rows))
+    assert again == _wrap_paragraph(font(13, "regular"), line + "a", 200)
+    assert len(rows) >= 8 and Counting.calls * 4 < fresh_calls

@@ -11,6 +11,7 @@ draws itself onto the window's surface, and describes itself for the accessibili
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -66,6 +67,9 @@ class Editor:
         self.scroll = 0  # first visible wrapped line (multi-line) / pixel offset (single line)
         self._layout_key: tuple | None = None
         self._layout: list[tuple[int, int]] = []
+        # each paragraph's text and its wrapped rows, for the (width, size, weight) they were wrapped at
+        self._paragraphs: list[tuple[str, list[tuple[int, int, int]]]] = []
+        self._paragraphs_style: tuple | None = None
 
     def sync(self, value: str) -> None:
         if value != self.synced:
@@ -200,39 +204,71 @@ class Editor:
         self.anchor = self.cursor = i
 
     def wrapped(self, width: int, size: int, weight: str) -> list[tuple[int, int]]:
-        """Wrapped display lines as (start, end) offsets into ``text`` (word wrap at ``width`` px)."""
+        """Wrapped display lines as (start, end) offsets into ``text`` (word wrap at ``width`` px).
+
+        Measuring text is the slow part of typing into a long paragraph, so each paragraph's rows are
+        kept: unchanged paragraphs reuse theirs, and an edited one keeps the rows the edit cannot move
+        (see :func:`_wrap_paragraph`)."""
         key = (self.text, width, size, weight)
         if key == self._layout_key:
             return self._layout
         f = font(size, weight)
+        style = (width, size, weight)
+        before = self._paragraphs if self._paragraphs_style == style else []
+        known = dict(before)
         out: list[tuple[int, int]] = []
+        paragraphs: list[tuple[str, list[tuple[int, int, int]]]] = []
         pos = 0
-        for line in self.text.split("\n"):
-            if not self.multiline or f.getlength(line) <= width:
-                out.append((pos, pos + len(line)))
+        for index, line in enumerate(self.text.split("\n")):
+            if not self.multiline:
+                rows = [(0, len(line), len(line))]
+            elif line in known:
+                rows = known[line]
             else:
-                start = 0
-                while start < len(line):
-                    end = len(line)
-                    if f.getlength(line[start:end]) > width:
-                        lo, hi = start + 1, len(line)
-                        while lo < hi:  # longest prefix that fits
-                            mid = (lo + hi + 1) // 2
-                            if f.getlength(line[start:mid]) <= width:
-                                lo = mid
-                            else:
-                                hi = mid - 1
-                        end = lo
-                        sp = line.rfind(" ", start, end)
-                        if sp > start:
-                            end = sp + 1
-                    out.append((pos + start, pos + end))
-                    start = end
-                if not line:
-                    out.append((pos, pos))
+                rows = _wrap_paragraph(f, line, width, before[index] if index < len(before) else None)
+            paragraphs.append((line, rows))
+            out.extend((pos + start, pos + end) for start, end, _need in rows)
             pos += len(line) + 1
+        self._paragraphs, self._paragraphs_style = paragraphs, style
         self._layout_key, self._layout = key, out
         return out
+
+
+def _wrap_paragraph(f: Any, line: str, width: int,
+                    previous: tuple[str, list[tuple[int, int, int]]] | None = None) -> list[tuple[int, int, int]]:
+    """Rows (start, end, need) of one paragraph word-wrapped at ``width`` px: the longest prefix that
+    fits, cut back to its last space. A row depends only on ``line[start:need]`` (the prefix that fits
+    and the first character that does not), so rows of ``previous`` whose ``need`` lies inside the
+    text both versions share are kept without measuring."""
+    rows: list[tuple[int, int, int]] = []
+    start = 0
+    if previous is not None:
+        old_line, old_rows = previous
+        common = len(os.path.commonprefix([old_line, line]))
+        for row in old_rows:
+            if row[2] > common or row[1] >= len(old_line):  # the last row depends on the whole rest
+                break
+            rows.append(row)
+            start = row[1]
+    if not line:
+        return [(0, 0, 0)]
+    while start < len(line):
+        end = need = len(line)
+        if f.getlength(line[start:end]) > width:
+            lo, hi = start + 1, len(line)
+            while lo < hi:  # longest prefix that fits
+                mid = (lo + hi + 1) // 2
+                if f.getlength(line[start:mid]) <= width:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            end, need = lo, lo + 1
+            sp = line.rfind(" ", start, end)
+            if sp > start:
+                end = sp + 1
+        rows.append((start, end, need))
+        start = end
+    return rows
 
 
 def _index_at_x(text: str, x: float, size: int, weight: str) -> int:
