@@ -4,7 +4,6 @@ incremental refits must give exactly the pixels a from-scratch render and letter
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 
 import numpy as np
 import pytest

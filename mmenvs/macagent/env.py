@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
-from PIL import Image
 from gymnasium import spaces
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
