@@ -161,7 +161,7 @@ def _gradient(w: int, h: int, stops: list[RGB], waves: list[tuple[float, float, 
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-@functools.lru_cache(maxsize=2)  # 4 MB each at full screen: the current wallpaper (and the last one)
+@functools.lru_cache(maxsize=1)  # 4 MB at full screen: only the current one (another takes ~20 ms to render)
 def wallpaper(name: str, size: tuple[int, int], dark: bool) -> Image.Image:
     """The named wallpaper rendered at ``size`` (deterministic; cached for the process)."""
     return _render_wallpaper(name, size, dark)
