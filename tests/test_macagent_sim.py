@@ -741,3 +741,15 @@ def test_typing_at_the_end_of_a_long_paragraph_measures_only_its_last_rows() -> 
     again = _wrap_paragraph(Counting(), line + "a", 200, (line, rows))
     assert again == _wrap_paragraph(font(13, "regular"), line + "a", 200)
     assert len(rows) >= 8 and Counting.calls * 4 < fresh_calls
+
+
+def test_every_document_app_implements_writing_and_its_save_sheet() -> None:
+    """DocumentApp.write and save_sheet are abstract hooks: an app that forgot one would raise on Save."""
+    from mmenvs.macagent.backends.sim.apps import app_classes
+    from mmenvs.macagent.backends.sim.apps.documents import DocumentApp
+
+    document_apps = [cls for cls in app_classes() if issubclass(cls, DocumentApp)]
+    assert len(document_apps) >= 4  # TextEdit, Pages, Keynote, Numbers
+    for cls in document_apps:
+        for hook in ("write", "save_sheet"):
+            assert getattr(cls, hook) is not getattr(DocumentApp, hook), f"{cls.__name__} lacks {hook}"

@@ -34,18 +34,6 @@ from .spaces import to_rgb
 _ID_PATTERN = re.compile(r"^img_(\d+)$")
 
 
-def same_pixels(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two images hold the same pixels (compared as 64-bit words when the layout allows: ~10x
-    faster than element by element)."""
-    if a is b:
-        return True
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
-        return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
-    return bool(np.array_equal(a, b))
-
-
 Box = tuple[int, int, int, int]  # (x0, y0, x1, y1) in pixels, end-exclusive
 
 

@@ -84,7 +84,7 @@ def _gui_rows(env: Any) -> list[dict[str, Any]]:
     click_row = timing_row("macagent: GUI step, computer-use CLICK that changes the window + new 1280x800 screenshot + a11y",
                            env_ms[4:], target_ms=10.0)
     backend_row = timing_row("macagent: the same click on the backend alone (click + screenshot + a11y)", backend_ms[4:],
-                             note="the env layer's share of the row above is the difference: parsing, pixel compare, letterbox, info")
+                             note="the env layer's share of the row above is the difference: parsing, refitting and copying the observation, info")
 
     # Typing into a document: the text area and the title bar change every step.
     env.reset(options={"task_id": "textedit-save-document-v0"})

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
-from mmenvs.core.images import same_pixels
+from mmenvs.core.images import FrameDiff
 from mmenvs.core.spaces import FrameFitter
 from mmenvs.core.memory import RecycledArrays, release_free_memory, tune_allocator
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
@@ -161,6 +161,7 @@ class MacAgentEnv(MMEnv):
         try:
             super().__init__(obs_size=obs_size, **kwargs)
             self._fit = FrameFitter(self.obs_size)  # reuses its buffers: no fresh megabytes per step
+            self._diff = FrameDiff()  # for backends that do not dedup frames
             self._obs_arrays = RecycledArrays((*self.obs_size, 3))  # last step's image, once the caller drops it
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
             self.backend.close()
@@ -353,7 +354,7 @@ class MacAgentEnv(MMEnv):
         screen = np.asarray(raw, dtype=np.uint8)
         # a backend that dedups frames (the sim) hands out a new array only when the pixels changed
         changed = self._screen is None or getattr(self.backend, "dedups_frames", False) \
-            or not same_pixels(screen, self._screen)
+            or self._diff.box(screen, self._screen) is not None
         if changed:
             # Kept without a copy, and valid until the backend's next changed frame (MacBackend.screenshot);
             # what must outlive that is copied: the image store's frames, render().

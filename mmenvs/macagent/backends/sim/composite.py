@@ -170,15 +170,15 @@ class FrameBuffers:
 
     Frames alternate between two buffers: a frame handed out stays intact while the next one is
     composed (so a caller can compare the new frame with the last), and is overwritten by the one after
-    that. ``layer(name)`` gives a buffer for an intermediate layer of the compositor, kept until
-    ``release_layers()`` (at the next episode).
+    that. ``below_layer()`` is the buffer for the windows under the front one, when there are any;
+    ``release_below()`` drops it (at the next episode, which may never need it).
     """
 
     def __init__(self, screen_size: tuple[int, int]) -> None:
         w, h = screen_size
         self.shape = (h, w, 3)
         self._frames: list[np.ndarray] = []
-        self._layers: dict[str, np.ndarray] = {}
+        self._below: np.ndarray | None = None
 
     def spare_frame(self, current: np.ndarray | None) -> np.ndarray:
         """A writable frame buffer that does not hold ``current`` (the frame handed out last)."""
@@ -189,13 +189,12 @@ class FrameBuffers:
         self._frames.append(buf)
         return buf
 
-    def release_layers(self) -> None:
-        """Drop the layer buffers (a new episode may never need them); the frame pair is kept."""
-        self._layers.clear()
+    def below_layer(self) -> np.ndarray:
+        """The writable buffer the layer below the front window is composed in."""
+        if self._below is None:
+            self._below = np.empty(self.shape, np.uint8)
+        return self._below
 
-    def layer(self, name: str) -> np.ndarray:
-        """The writable buffer kept for the compositor layer ``name``."""
-        buf = self._layers.get(name)
-        if buf is None:
-            buf = self._layers[name] = np.empty(self.shape, np.uint8)
-        return buf
+    def release_below(self) -> None:
+        """Drop the below-layer buffer; the frame pair is kept."""
+        self._below = None

@@ -137,7 +137,7 @@ class Desktop(EventRouter):
         windows and closures form reference cycles that the GC frees late, so the megabytes go now."""
         self._frame = self._below = self._base = self._dock = self._bar = None
         self._composition = self._corners = None
-        self.buffers.release_layers()
+        self.buffers.release_below()
         self._damage_log.clear()
         for w in self.windows:
             w.release()
@@ -440,7 +440,7 @@ class Desktop(EventRouter):
         if below_key != self._below_key or self._below is None:
             below = base  # nothing below the front window: the base layer itself, no 3 MB copy
             if len(layers) > 1:
-                below = self.buffers.layer("below")
+                below = self.buffers.below_layer()
                 np.copyto(below, base)
                 for w, arr, (x, y, ww, wh), _s in layers[:-1]:
                     composite.shadow(below, x, y, ww, wh, 100 if w.parent is None else 70)
