@@ -197,6 +197,68 @@ def test_step_cap_truncates(env_id):
         env.close()
 
 
+def test_max_steps_kwarg_sets_the_one_cap_larger_or_smaller_than_the_default(env_id):
+    """gym.make(ID, max_steps=N) ends the episode at exactly N actions, above and below the env's default:
+    no Gymnasium TimeLimit from the registry cuts it short."""
+    default = make(env_id).unwrapped.max_steps
+    for cap in (max(1, default // 4), default + 7):
+        env = make(env_id, max_steps=cap)
+        try:
+            wrapper = env
+            while isinstance(wrapper, gym.Wrapper):
+                assert not isinstance(wrapper, gym.wrappers.TimeLimit), f"{env_id}: the registry added a TimeLimit"
+                wrapper = wrapper.env
+            env.reset(seed=0)
+            for step in range(1, cap + 1):
+                # a malformed action: an error observation that changes nothing and never ends the task
+                _, _, terminated, truncated, info = env.step({"not_an_action": step})
+                assert info["action_error"] and not terminated
+                assert truncated == (step == cap), f"{env_id} with max_steps={cap}: truncated={truncated} at step {step}"
+        finally:
+            env.close()
+
+
+def test_a_benchmark_cannot_overwrite_standard_info_or_observation_keys():
+    """Benchmark keys merged into info or the observation may not clash with the ones MMEnv owns."""
+    from mmenvs.core import ActionOutcome, Evaluation, MMEnv
+
+    class Clashing(MMEnv):
+        def task_ids(self):
+            return ["t"]
+
+        def load_task(self, task_id):
+            return {"id": task_id}
+
+        def begin(self, task):
+            return "go"
+
+        def act(self, action):
+            return ActionOutcome(text="ok", info={action: 1})
+
+        def evaluate(self):
+            return Evaluation(0.0, False)
+
+    env = Clashing(obs_size=(8, 8))
+    env.reset(seed=0)
+    _, _, _, _, info = env.step("own_key")
+    assert info["own_key"] == 1
+    for standard in ("score", "images", "task_id"):
+        with pytest.raises(RuntimeError, match=rf"standard key\(s\) \['{standard}'\]"):
+            env.step(standard)
+
+    class BadDetails(Clashing):
+        def evaluate(self):
+            return Evaluation(0.0, False, {"success": True})
+
+    with pytest.raises(RuntimeError, match="evaluation details"):
+        BadDetails(obs_size=(8, 8)).reset(seed=0)
+
+
+def test_sandbox_options_are_checked_up_front(env_id):
+    with pytest.raises(ValueError, match=r"sandbox_options has unknown keys \['timeout_s'\]"):
+        make(env_id, sandbox_options={"timeout_s": 3})
+
+
 @pytest.mark.parametrize("fuzz_env_id", ENV_IDS)
 def test_fuzzed_actions_never_raise(fuzz_env_id):
     env = make(fuzz_env_id)

@@ -12,7 +12,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 import gymnasium as gym
 import numpy as np
@@ -80,6 +80,7 @@ class MMEnv(gym.Env[dict, str]):
         reward_mode: str = "final",
         render_mode: str | None = None,
         max_steps: int | None = None,
+        sandbox_options: Mapping[str, Any] | None = None,
     ) -> None:
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
@@ -92,9 +93,15 @@ class MMEnv(gym.Env[dict, str]):
         self.obs_size = (int(obs_size[0]), int(obs_size[1]))
         self.reward_mode = reward_mode
         self.render_mode = render_mode
+        self.sandbox_options = _checked_sandbox_options(type(self).__name__, sandbox_options)
+        self._sandbox: Any = None
         self.images = ImageStore(max_raw_bytes=self.image_memory_budget)
+        extra_spaces = self.extra_observation_spaces()
+        clash = sorted(set(extra_spaces) & {"text", "image"})
+        if clash:
+            raise TypeError(f"{type(self).__name__}.extra_observation_spaces() redeclares the standard observation keys {clash}")
         self.observation_space = spaces.Dict(
-            {"text": UnicodeText(self.text_max_length), "image": image_space(self.obs_size), **self.extra_observation_spaces()}
+            {"text": UnicodeText(self.text_max_length), "image": image_space(self.obs_size), **extra_spaces}
         )
         self.action_space = UnicodeText(self.action_max_length)
         self.task: Any = None
@@ -149,6 +156,27 @@ class MMEnv(gym.Env[dict, str]):
         latest = self.images.latest()
         return None if latest is None else self.images.get(latest)
 
+    def observation_image(self) -> np.ndarray:
+        """The ``"image"`` of this step's observation: ``frame()`` letterboxed to ``obs_size``.
+
+        Override to reuse work between steps (a cached letterbox while the frame is unchanged); the
+        array returned must not be modified afterwards by the env (the caller owns it)."""
+        return letterbox(self.frame(), self.obs_size)
+
+    def images_new_to_agent(self, stored: list[str]) -> list[str]:
+        """Ids for ``info["images"]``: the images the agent sees for the first time this step.
+
+        ``stored`` holds the ids added to ``self.images`` during this step (at reset: during ``begin``).
+        By default they are all new to the agent; benchmarks that store images before the agent may see
+        them (user images that arrive later in a conversation) override this."""
+        return list(stored)
+
+    def evaluation_info(self) -> dict[str, Any]:
+        """The ``info`` keys the current evaluation contributes: by default ``evaluation.details``.
+
+        Override to leave out stale or costly details; a key may not clash with a standard key."""
+        return self._evaluation.details
+
     def extra_observation_spaces(self) -> dict[str, spaces.Space]:
         """Observation keys beyond "text" and "image" (declared up front)."""
         return {}
@@ -166,12 +194,43 @@ class MMEnv(gym.Env[dict, str]):
         raise NotImplementedError(f"{type(self).__name__} has no random action grammar")
 
     def shutdown(self) -> None:
-        """Release processes and files (called once by ``close``)."""
+        """Release the benchmark's processes and files (called once by ``close``; the sandbox is closed after it)."""
+
+    def sandbox_tools(self) -> dict[str, Callable[..., Any]]:
+        """Host functions the agent's code may call in the sandbox (each call crosses to the host)."""
+        return {}
+
+    def sandbox_preload(self) -> str:
+        """Trusted Python the sandbox runs before any agent code (imports, shims)."""
+        return ""
+
+    def sandbox_defaults(self) -> dict[str, Any]:
+        """The benchmark's ``PythonSandbox`` keyword arguments; the ``sandbox_options`` kwarg overrides them."""
+        return {}
+
+    # ------------------------------------------------------------------ the code sandbox
+    @property
+    def sandbox(self) -> Any:
+        """The episode's ``PythonSandbox``, started on first use and kept across episodes (reset at each reset).
+
+        Configured one way for every benchmark: ``sandbox_defaults()`` updated by the ``sandbox_options``
+        kwarg, with ``sandbox_tools()`` and ``sandbox_preload()``."""
+        if self._sandbox is None:
+            from mmenvs.sandbox import PythonSandbox
+
+            options = {**self.sandbox_defaults(), **self.sandbox_options}
+            self._sandbox = PythonSandbox(tools=self.sandbox_tools(), preload=self.sandbox_preload(), **options)
+        return self._sandbox
+
+    @property
+    def sandbox_started(self) -> bool:
+        """Whether the sandbox runs (it starts on the first code action, or when a benchmark prewarms it)."""
+        return self._sandbox is not None
 
     def sandbox_in_use(self) -> str | None:
         """How the episode's untrusted code is isolated ("bwrap" or "rlimit-only"), once a sandbox runs;
         reported as ``info["sandbox"]`` so a run on a weaker fallback is visible in every record."""
-        return None
+        return None if self._sandbox is None else self._sandbox.isolation
 
     def suite_breakdown(self) -> dict[str, dict[str, int]]:
         """Task counts of the suite by every field of ``task_metadata()`` (``mmenvs list --details``).
@@ -217,6 +276,8 @@ class MMEnv(gym.Env[dict, str]):
         self.steps = 0
         self._paid = 0.0
         self._ended = False
+        if self._sandbox is not None:  # the last episode's variables and files are gone before setup runs
+            self._sandbox.reset()
         text = self.begin(task)
         self._evaluation = self.evaluate()
         observation = self._observation(text)
@@ -276,7 +337,12 @@ class MMEnv(gym.Env[dict, str]):
         if self._closed:
             return
         self._closed = True
-        self.shutdown()
+        try:
+            self.shutdown()
+        finally:
+            if self._sandbox is not None:
+                self._sandbox.close()
+                self._sandbox = None
         super().close()
 
     # ------------------------------------------------------------------ helpers
@@ -286,8 +352,10 @@ class MMEnv(gym.Env[dict, str]):
         return self._evaluation
 
     def _observation(self, text: str) -> dict[str, Any]:
-        observation = {"text": clip_text(text, self.text_max_length), "image": letterbox(self.frame(), self.obs_size)}
-        observation.update(self.extra_observation())
+        observation = {"text": clip_text(text, self.text_max_length), "image": self.observation_image()}
+        extra = self.extra_observation()
+        _refuse_clash(type(self).__name__, "extra_observation()", extra, ("text", "image"))
+        observation.update(extra)
         return observation
 
     def _info(self, *, new_images: list[str], error: str | None, step_info: dict[str, Any], error_kind: str | None = None) -> dict[str, Any]:
@@ -298,11 +366,45 @@ class MMEnv(gym.Env[dict, str]):
             "success": bool(self._evaluation.success),
             "action_error": error,
             "action_error_kind": error_kind,
-            "images": list(new_images),
+            "images": self.images_new_to_agent(list(new_images)),
         }
         isolation = self.sandbox_in_use()
         if isolation is not None:
             info["sandbox"] = isolation
-        info.update(self._evaluation.details)
+        details = self.evaluation_info()
+        _refuse_clash(type(self).__name__, "the evaluation details", details, STANDARD_INFO_KEYS)
+        info.update(details)
+        _refuse_clash(type(self).__name__, "the step's ActionOutcome.info", step_info, STANDARD_INFO_KEYS)
         info.update(step_info)
         return info
+
+
+#: ``info`` keys every env sets itself; a benchmark's evaluation details or step info may not reuse them.
+STANDARD_INFO_KEYS = ("task_id", "step", "score", "success", "action_error", "action_error_kind", "images", "sandbox", "task_meta")
+
+
+def _refuse_clash(env_name: str, source: str, values: Mapping[str, Any], standard: tuple[str, ...]) -> None:
+    clash = sorted(set(values) & set(standard))
+    if clash:
+        raise RuntimeError(f"{env_name}: {source} set the standard key(s) {clash}, which MMEnv owns; "
+                           "use the benchmark hooks (images_new_to_agent, evaluation_info, observation_image) or another key name")
+
+
+def _checked_sandbox_options(env_name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``sandbox_options`` kwarg, checked against ``PythonSandbox``'s keyword arguments up front."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"{env_name}: sandbox_options must be a dict of PythonSandbox keyword arguments, got {type(options).__name__}")
+    options = dict(options)
+    if options:
+        import inspect
+
+        from mmenvs.sandbox import PythonSandbox
+
+        accepted = set(inspect.signature(PythonSandbox.__init__).parameters) - {"self", "tools", "preload"}
+        unknown = sorted(set(options) - accepted)
+        if unknown:
+            raise ValueError(f"{env_name}: sandbox_options has unknown keys {unknown}; PythonSandbox accepts {sorted(accepted)} "
+                             "(tools and preload come from the env)")
+    return options

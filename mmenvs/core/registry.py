@@ -7,11 +7,12 @@
       "entry_point": "mmenvs.vtc.env:VTCBenchEnv",
       "description": "one line for `mmenvs list`",
       "kwargs": {"mode": "tool"},
-      "max_episode_steps": 20,
       "nondeterministic": false
     }
 
-``register_envs()`` (run on ``import mmenvs``) registers every file with Gymnasium.
+``register_envs()`` (run on ``import mmenvs``) registers every file with Gymnasium. There is no
+``max_episode_steps``: each env ends its own episodes at its ``max_steps`` (a kwarg of every env), so
+one place decides the cap and ``gym.make(ID, max_steps=N)`` changes it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 
 _REQUIRED = {"id": str, "entry_point": str, "description": str}
-_OPTIONAL = {"kwargs": dict, "max_episode_steps": (int, type(None)), "nondeterministic": bool}
+_OPTIONAL = {"kwargs": dict, "nondeterministic": bool}
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,6 @@ class EnvSpecData:
     entry_point: str
     description: str
     kwargs: dict[str, Any] = field(default_factory=dict)
-    max_episode_steps: int | None = None
     nondeterministic: bool = False
     source: str = ""
 
@@ -94,6 +94,9 @@ def parse_env_spec(data: Any, source: str) -> EnvSpecData:
     for key, kinds in _OPTIONAL.items():
         if key in data and not isinstance(data[key], kinds):
             raise ValueError(f"{source}: field {key!r} has the wrong type ({type(data[key]).__name__})")
+    if "max_episode_steps" in data:
+        raise ValueError(f"{source}: field 'max_episode_steps' is not allowed: the env ends its own episodes at its "
+                         f"max_steps; set a different cap with \"kwargs\": {{\"max_steps\": {data['max_episode_steps']!r}}}")
     unknown = set(data) - set(_REQUIRED) - set(_OPTIONAL)
     if unknown:
         raise ValueError(f"{source}: unknown fields {sorted(unknown)}; allowed: {sorted({**_REQUIRED, **_OPTIONAL})}")
@@ -104,7 +107,6 @@ def parse_env_spec(data: Any, source: str) -> EnvSpecData:
         entry_point=data["entry_point"],
         description=data["description"],
         kwargs=dict(data.get("kwargs", {})),
-        max_episode_steps=data.get("max_episode_steps"),
         nondeterministic=bool(data.get("nondeterministic", False)),
         source=source,
     )
@@ -127,7 +129,6 @@ def register_envs() -> list[str]:
                 id=spec.id,
                 entry_point=spec.entry_point,
                 kwargs=spec.kwargs,
-                max_episode_steps=spec.max_episode_steps,
                 nondeterministic=spec.nondeterministic,
             )
         ids.append(spec.id)

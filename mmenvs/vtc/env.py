@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -37,6 +38,16 @@ def _signature(name: str) -> str:
 
 #: The tool list every tool-mode episode starts with (built once).
 TOOL_SIGNATURES = "\n".join(_signature(n) for n in TOOLS)
+
+
+@dataclass
+class VTCEpisode:
+    """What one episode has done so far (made fresh at every reset)."""
+
+    calls: list[dict[str, Any]] = field(default_factory=list)  # the tool-call log (failed calls of real tools too)
+    results: list[ToolCallResult] = field(default_factory=list)  # successful calls, in order (the oracle's cursor)
+    answer: str | None = None
+    relied_on: list[str] = field(default_factory=list)  # image ids the answering action named
 
 
 class VTCBenchEnv(MMEnv):
@@ -97,7 +108,7 @@ class VTCBenchEnv(MMEnv):
     max_steps = 20
 
     def __init__(self, *, mode: str = "tool", suite: str = "pinned", image_dir: str | None = None, categories: list[str] | None = None,
-                 sandbox_options: dict[str, Any] | None = None, **kwargs: Any) -> None:
+                 **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"VTCBench-v0: mode must be one of {MODES}, got {mode!r}")
         if categories is not None:
@@ -108,8 +119,6 @@ class VTCBenchEnv(MMEnv):
         self.mode = mode
         self.suite = suite
         self.categories = list(categories) if categories else None
-        self._sandbox_options = dict(sandbox_options or {})
-        self._sandbox: Any = None
         if suite == "train":
             self._problems: dict[str, Problem] = {}
         elif suite == "pinned" or str(suite).endswith(".jsonl"):
@@ -119,10 +128,8 @@ class VTCBenchEnv(MMEnv):
             self._problems = {p.id: p for p in load_tsv(suite, image_dir) if self.categories is None or p.category in self.categories}
         else:
             raise ValueError(f"VTCBench-v0: suite must be 'pinned', 'train', a .jsonl or a .tsv path, got {suite!r}")
-        self._calls: list[dict[str, Any]] = []
-        self._results: list[ToolCallResult] = []
-        self._answer: str | None = None
-        self._relied_on: list[str] = []
+        self.episode = VTCEpisode()
+        self._loaded_this_run: list[str] = []  # ids the running code block loaded (save_image's default parents)
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -156,10 +163,10 @@ class VTCBenchEnv(MMEnv):
 
     # ------------------------------------------------------------------ episode
     def begin(self, task: Problem) -> str:
-        self._calls, self._results, self._answer, self._relied_on = [], [], None, []
+        self.episode = VTCEpisode()
         self.images.add(problem_image(task), op="input")
         if self.mode == "code":
-            self._start_sandbox()
+            self.sandbox  # start it now (numpy and cv2 prewarmed), not on the agent's first step
         options = "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(task.choices or []))
         how = ("Answer with the option letter" if task.choices else "Answer with the value or text only")
         if self.mode == "tool":
@@ -208,26 +215,26 @@ class VTCBenchEnv(MMEnv):
         except ToolError as exc:
             entry["error"] = str(exc)
             if exc.kind != "unknown_tool":  # an attempted call of a real tool counts towards L_T
-                self._calls.append(entry)
+                self.episode.calls.append(entry)
             raise ActionError(exc.kind, str(exc)) from None
         entry.update(params=result.params, inputs=result.inputs, output=result.output, ok=True)
-        self._calls.append(entry)
-        self._results.append(result)
+        self.episode.calls.append(entry)
+        self.episode.results.append(result)
         return ActionOutcome(text=result.text(), info={"tool_result": result.numbers})
 
     def _finish(self, answer: str, context: str) -> ActionOutcome:
-        self._answer = answer
-        self._relied_on = [i for i in dict.fromkeys(_IMAGE_ID.findall(context)) if i in self.images]
+        self.episode.answer = answer
+        self.episode.relied_on = [i for i in dict.fromkeys(_IMAGE_ID.findall(context)) if i in self.images]
         return ActionOutcome(text=f"Your answer: {answer}", terminated=True)
 
     def evaluate(self) -> Evaluation:
         problem: Problem = self.task
-        correct = is_correct(self._answer, problem.answer, problem.choices)
-        relied = self._relied_on or ([self.images.latest()] if self._calls else [])
-        effective = effective_calls(self.images, self._calls, [r for r in relied if r is not None])
-        metrics = chain_metrics(self._calls, effective, len(problem.reference_chain))
+        correct = is_correct(self.episode.answer, problem.answer, problem.choices)
+        relied = self.episode.relied_on or ([self.images.latest()] if self.episode.calls else [])
+        effective = effective_calls(self.images, self.episode.calls, [r for r in relied if r is not None])
+        metrics = chain_metrics(self.episode.calls, effective, len(problem.reference_chain))
         metrics["category"] = problem.category
-        return Evaluation(float(correct), correct, {"answer": self._answer, "correct": correct, "tool_calls": [dict(c) for c in self._calls],
+        return Evaluation(float(correct), correct, {"answer": self.episode.answer, "correct": correct, "tool_calls": [dict(c) for c in self.episode.calls],
                                                     "effective_chain": effective, "chain_metrics": metrics})
 
     @classmethod
@@ -257,18 +264,16 @@ class VTCBenchEnv(MMEnv):
         return {"tables": tables, "vtc": stats}
 
     # ------------------------------------------------------------------ code mode
-    def _start_sandbox(self) -> None:
-        if self._sandbox is None:
-            from mmenvs.sandbox import PythonSandbox
+    def sandbox_defaults(self) -> dict[str, Any]:
+        return {"prewarm": ("numpy", "cv2")}
 
-            options = {"prewarm": ("numpy", "cv2"), **self._sandbox_options}
-            self._sandbox = PythonSandbox(tools=self._host_tools(), preload="import numpy as np\nimport cv2\n", **options)
-        else:
-            self._sandbox.reset()
+    def sandbox_preload(self) -> str:
+        return "import numpy as np\nimport cv2\n"
 
-    def _host_tools(self) -> dict[str, Any]:
-        loaded: list[str] = []
-        self._loaded_this_run = loaded
+    def sandbox_tools(self) -> dict[str, Any]:
+        """``load_image``, ``save_image`` and every tool as a function of image ids (see Action Space)."""
+        loaded = self._loaded_this_run
+
 
         def load_image(image_id: str) -> np.ndarray:
             try:
@@ -287,7 +292,7 @@ class VTCBenchEnv(MMEnv):
                 new_id = self.images.add(array, parents=parent_ids, op=str(op)[:64], meta={"tool": "save_image"})
             except (ImageNotFound, ValueError) as exc:
                 raise ValueError(str(exc)) from None
-            self._calls.append({"tool": "save_image", "params": {"op": str(op)[:64]}, "inputs": parent_ids, "output": new_id, "ok": True})
+            self.episode.calls.append({"tool": "save_image", "params": {"op": str(op)[:64]}, "inputs": parent_ids, "output": new_id, "ok": True})
             return new_id
 
         tools: dict[str, Any] = {"load_image": load_image, "save_image": save_image}
@@ -303,11 +308,11 @@ class VTCBenchEnv(MMEnv):
                 result = call_tool(self.images, name, {"image": image, **params})
             except ToolError as exc:
                 entry["error"] = str(exc)
-                self._calls.append(entry)
+                self.episode.calls.append(entry)
                 raise ValueError(str(exc)) from None
             entry.update(params=result.params, inputs=result.inputs, output=result.output, ok=True)
-            self._calls.append(entry)
-            self._results.append(result)
+            self.episode.calls.append(entry)
+            self.episode.results.append(result)
             return {"image": result.output, **result.numbers}
 
         run.__name__ = name
@@ -316,24 +321,16 @@ class VTCBenchEnv(MMEnv):
 
     def _run_code(self, code: str) -> ActionOutcome:
         self._loaded_this_run.clear()
-        result = self._sandbox.run(code)
+        result = self.sandbox.run(code)
         info = {"code_error_kind": result.error_kind, "sandbox_restarted": result.restarted}
         return ActionOutcome(text=result.text, info=info)
-
-    def sandbox_in_use(self) -> str | None:
-        return None if self._sandbox is None else self._sandbox.isolation
-
-    def shutdown(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
 
     # ------------------------------------------------------------------ agents
     def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         """Replay the reference chain one call per step, then answer from the chain's numbers."""
         problem: Problem = self.task
         chain = problem.reference_chain
-        done = self._results
+        done = self.episode.results
         on_track = len(done) <= len(chain) and all(r.tool == s["tool"] for r, s in zip(done, chain))
         if problem.readout.get("kind") == "none" or not on_track:
             return f"<answer>{problem.answer}</answer>"  # nothing to execute (TSV problem) or the log left the chain
