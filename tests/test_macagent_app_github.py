@@ -13,7 +13,9 @@ import pytest
 
 from mmenvs.macagent.applescript.errors import AppleScriptError
 from mmenvs.macagent.backends.sim import SimBackend
-from mmenvs.macagent.backends.sim.apps.github import GitHubError, parse_query, rel_time
+from mmenvs.macagent.backends.sim.apps.github_html import rel_time
+from mmenvs.macagent.backends.sim.apps.github_model import GitHubError
+from mmenvs.macagent.backends.sim.apps.github_query import parse_query
 
 NOW = datetime(2026, 3, 10, 11, 0)
 R = "-R openclaw/openclaw"
