@@ -17,12 +17,12 @@ import pytest
 from mmenvs.toolsandbox.env import MMToolSandboxEnv
 from mmenvs.toolsandbox.generator import (APP_GROUPS, ARRIVALS, CHALLENGES, FLOW_APPS, FLOWS, fingerprint,
                                           generate_scenario, valid_apps)
-from mmenvs.toolsandbox.generator.analysis import breakdown_tables, plot_breakdown
+from mmenvs.toolsandbox.analysis import breakdown_tables, plot_breakdown
 from mmenvs.toolsandbox.generator.careless import CarelessAgent
 from mmenvs.toolsandbox.generator.images import placeholder_images
-from mmenvs.toolsandbox.generator.suites import (load_suite, load_suite_scenario, regenerate, suite_counts, suite_entries, suite_ids,
-                                                 train_scenario)
+from mmenvs.toolsandbox.generator.suites import regenerate, suite_counts, train_scenario
 from mmenvs.toolsandbox.renderers import RENDERERS
+from mmenvs.toolsandbox.suites import load_suite, load_suite_scenario, suite_entries, suite_ids
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from mmenvs.core import breakdown
 
-from ..renderers import CATEGORIES
+from .renderers import CATEGORIES
 
 _AXES: tuple[tuple[str, str], ...] = (
     ("Entity F1 by flow type", "flow_type"),

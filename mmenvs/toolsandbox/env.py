@@ -14,13 +14,12 @@ import numpy as np
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text, extract_code, letterbox, parse_tool_call
 
 from .catalog import full_name_map, toolset_tools, ui_tools
-from .generator.suites import load_suite_scenario, suite_ids, train_scenario
-from .generator.ui_convert import load_ui_suite_scenario, ui_suite_ids
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
 from .schema import column_kinds
 from .rouge import rouge_l_text
 from .scoring import score_entity_diff, snapshot
 from .search import ToolSearch
+from .suites import PINNED_SUITES, UI_SUITE, pinned_suite
 from .meta import EXECUTE_TOOL, SEARCH_TOOL
 from .tools import Tool
 from .ui.tools import UIServer
@@ -30,8 +29,6 @@ from .world import ToolError, World
 MODES = ("code", "tool", "ui")
 #: Parsed scenarios an env keeps (template + images, ~5-15 MB each) so resets of recent ones take milliseconds.
 SCENARIO_CACHE_SIZE = 8
-#: Pinned suites shipped in registry/toolsandbox/suites (generated, fingerprint-checked).
-PINNED_SUITES = ("benchmark", "heldout")
 #: What ``suite=`` selects: a pinned suite, the hand-written scenarios, or a fresh generated stream.
 SUITES = (*PINNED_SUITES, "handwritten", "train")
 #: ``suite=`` in ``mode="ui"``: the 50 scenarios converted from the pinned benchmark (default), or the 50
@@ -181,12 +178,12 @@ class MMToolSandboxEnv(MMEnv):
     def task_ids(self) -> list[str]:
         """The ids of the selected suite ("train" has none: it draws a fresh scenario per seed)."""
         if self.mode == "ui":
-            return list(ui_scenario_paths()) if self.suite == "ui-handwritten" else ui_suite_ids()
+            return list(ui_scenario_paths()) if self.suite == "ui-handwritten" else UI_SUITE.ids()
         if self.suite == "handwritten":
             return list(shipped_scenario_paths())
         if self.suite == "train":
             return []
-        return suite_ids(self.suite)
+        return pinned_suite(self.suite).ids()
 
     def load_task(self, task_id: str) -> Scenario:
         """A shipped scenario by id: in ``mode="ui"`` from either UI suite (converted or hand-authored), otherwise
@@ -206,18 +203,20 @@ class MMToolSandboxEnv(MMEnv):
             if scenario.id != task_id:
                 raise ValueError(f"{files[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
             return scenario
-        if self.mode == "ui" and task_id in ui_suite_ids():
-            return load_scenario(load_ui_suite_scenario(task_id), ui=True)
+        if self.mode == "ui" and task_id in UI_SUITE:  # stored, not converted on load: the converter cannot change it
+            return load_scenario(UI_SUITE.load(task_id), ui=True)
         if self.mode != "ui":
             for name in PINNED_SUITES:
-                if task_id in suite_ids(name):
-                    return load_scenario(load_suite_scenario(name, task_id))
+                if task_id in pinned_suite(name):
+                    return load_scenario(pinned_suite(name).load(task_id))
         sample = ", ".join(self.task_ids()[:3]) or ", ".join(list(files)[:3])
         raise ValueError(f"MMToolSandbox-v0 (mode={self.mode!r}, suite={self.suite!r}): unknown task_id {task_id!r}; "
                          f"the suite has {len(self.task_ids())} scenarios, e.g. {sample}")
 
     def sample_task(self, rng: np.random.Generator) -> Scenario:
         if self.suite == "train":  # a fresh generated scenario per draw, never one of the pinned suites
+            from .generator.suites import train_scenario  # the generator is loaded only to make a fresh scenario
+
             return load_scenario(train_scenario(int(rng.integers(2**31))))
         return super().sample_task(rng)
 
@@ -237,7 +236,7 @@ class MMToolSandboxEnv(MMEnv):
     @classmethod
     def summarize_episodes(cls, records: list[dict[str, Any]]) -> dict[str, Any]:
         """The paper's cuts (Fig. 5, Table 12): F1 and success by flow, challenge, arrival, image kind, image count."""
-        from .generator.analysis import breakdown_tables
+        from .analysis import breakdown_tables
 
         return {"tables": breakdown_tables(records)}
 

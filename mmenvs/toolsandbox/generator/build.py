@@ -10,13 +10,13 @@ check the scenario by running its reference solution through the env (entity F1 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 from typing import Any
 
 import numpy as np
 
 from ..renderers import sampling as S
+from ..suites import fingerprint  # the stored suites' hash, re-exported for the generator's users
 from . import images as gen_images
 from .flows import FLOW_APPS, FLOW_BUILDERS, FLOW_FAMILIES, FLOWS, Plan, kind_word, record_text
 from .items import money
@@ -199,18 +199,6 @@ class _Writer:
         return steps
 
 
-def _fingerprint(data: dict[str, Any]) -> str:
-    body = {k: v for k, v in data.items() if k != "metadata"}
-    meta = {k: v for k, v in data.get("metadata", {}).items() if k != "fingerprint"}
-    text = json.dumps({"body": body, "meta": meta}, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def fingerprint(scenario: dict[str, Any]) -> str:
-    """A stable hash of a scenario's content (ignores the stored fingerprint itself)."""
-    return _fingerprint(scenario)
-
-
 # ---------------------------------------------------------------------------------------------- main
 def generate_scenario(seed: int, *, flow: str | None = None, challenge: str | None = None, arrival: str | None = None,
                       apps: str | None = None, difficulty: float = 0.5, validate: bool = True, render: bool = True) -> dict[str, Any]:
@@ -388,7 +376,7 @@ def generate_scenario(seed: int, *, flow: str | None = None, challenge: str | No
         "task_completion_criteria": _criteria(sink, ctx, alt if alt is not None else main),
     }
     data = json.loads(json.dumps(data))  # plain JSON types only (no tuples or numpy scalars)
-    data["metadata"]["fingerprint"] = _fingerprint(data)
+    data["metadata"]["fingerprint"] = fingerprint(data)
     if render:
         for key, spec in data["images"].items():
             gen_images.render_spec(spec, f"{scenario_id}: images.{key}")

@@ -1,4 +1,4 @@
-"""The pinned suites (``registry/toolsandbox/suites/``) and the training stream.
+"""Building the pinned suites (``registry/toolsandbox/suites/``) and the training stream.
 
 A pinned suite is two files: ``<name>.jsonl``, a readable index (one line per scenario: id, seed,
 flow, challenge, arrival, app group, difficulty, fingerprint), and ``<name>.jsonl.gz``, the full
@@ -6,8 +6,10 @@ scenarios (one JSON object per line; images as renderer specs, i.e. their facts,
 258 scenarios take ~270 KB). The benchmark is stored rather than regenerated on load so that it
 cannot drift when the generator, the renderers' samplers or their vocabularies change: its facts,
 entities and expected changes are fixed; only the drawing of an image may change, and an image
-always shows its stored facts. Loading checks each scenario's fingerprint against the index, and
-every pinned scenario was checked by the oracle (F1 = 1.0) when the suite was built.
+always shows its stored facts. The runtime reads them with :mod:`mmenvs.toolsandbox.suites` (the
+format, the fingerprint check and the loaders live there, so the env never imports the generator);
+this module builds them (every pinned scenario is checked by the oracle, F1 = 1.0, when the suite is
+built) and re-exports the reader's functions for the generator's users.
 
 Seeds are partitioned: benchmark 1,000,000+, held-out 2,000,000+, training 10,000,000+ (and a
 training scenario is also checked against the pinned fingerprints), so the streams never overlap.
@@ -15,19 +17,16 @@ training scenario is also checked against the pinned fingerprints), so the strea
 
 from __future__ import annotations
 
-import gzip
-import json
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
 
-from mmenvs.core import load_jsonl, registry_path
-
-from .build import ARRIVALS, CHALLENGES, fingerprint, generate_scenario
+from ..suites import (PINNED_SUITES, load_suite, load_suite_scenario, pinned_fingerprints, pinned_suite, suite_entries,  # noqa: F401
+                      suite_ids, suite_path)
+from .build import ARRIVALS, CHALLENGES, generate_scenario
 from .flows import FLOW_APPS, FLOWS
 
+#: How each of the reader's ``PINNED_SUITES`` is built (a test checks both name the same suites).
 SUITES: dict[str, dict[str, Any]] = {
     # the paper's size, balanced over flow x challenge x arrival
     "benchmark": {"size": 258, "seed_base": 1_000_000},
@@ -38,88 +37,11 @@ TRAIN_SEED_BASE = 10_000_000
 _DIFFICULTIES = (0.2, 0.4, 0.6, 0.8)
 
 
-def suite_path(name: str, *, full: bool = False) -> Path:
-    """The suite's index (``<name>.jsonl``) or, with ``full``, its scenarios (``<name>.jsonl.gz``)."""
-    _check(name)
-    return registry_path("toolsandbox", "suites", f"{name}.jsonl" + (".gz" if full else ""))
-
-
-def _check(name: str) -> None:
-    if name not in SUITES:
-        raise ValueError(f"unknown suite {name!r}; valid suites: {', '.join(SUITES)}")
-
-
-@lru_cache(maxsize=None)
-def suite_entries(name: str) -> tuple[dict[str, Any], ...]:
-    """The stored lines of a suite: id, seed, flow, challenge, arrival, apps, difficulty, fingerprint."""
-    path = suite_path(name)
-    out = []
-    for where, entry in load_jsonl(path, f"suite {name!r}"):
-        missing = [k for k in ("id", "seed", "flow", "challenge", "arrival", "apps", "difficulty", "fingerprint") if k not in entry]
-        if missing:
-            raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
-        out.append(entry)
-    return tuple(out)
-
-
-def suite_ids(name: str) -> list[str]:
-    """Scenario ids of a pinned suite, in order."""
-    return [e["id"] for e in suite_entries(name)]
-
-
-@lru_cache(maxsize=None)
-def _stored(name: str) -> dict[str, str]:
-    """``{id: scenario JSON text}`` of a suite (read once per process)."""
-    path = suite_path(name, full=True)
-    try:
-        text = gzip.decompress(path.read_bytes()).decode("utf-8")
-    except (OSError, EOFError) as exc:
-        raise ValueError(f"suite {name!r}: cannot read {path}: {exc}") from None
-    out = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                out[json.loads(line)["id"]] = line
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: not a scenario object with an id: {exc}") from None
-    return out
-
-
-def _load(name: str, entry: dict[str, Any]) -> dict[str, Any]:
-    stored = _stored(name)
-    if entry["id"] not in stored:
-        raise ValueError(f"{suite_path(name, full=True)}: scenario {entry['id']!r} of the index is missing")
-    scenario = json.loads(stored[entry["id"]])
-    got = fingerprint(scenario)
-    if got != entry["fingerprint"] or scenario["metadata"].get("fingerprint") != got:
-        raise ValueError(f"{suite_path(name, full=True)}: scenario {entry['id']!r} has fingerprint {got}, "
-                         f"the index says {entry['fingerprint']}: the file was altered; rebuild it with build_suite()")
-    return scenario
-
-
-def load_suite_scenario(name: str, scenario_id: str) -> dict[str, Any]:
-    """One pinned scenario by id (a fresh copy, fingerprint-checked)."""
-    for entry in suite_entries(name):
-        if entry["id"] == scenario_id:
-            return _load(name, entry)
-    raise ValueError(f"suite {name!r} has no scenario {scenario_id!r} ({len(suite_entries(name))} scenarios; see suite_ids)")
-
-
-def load_suite(name: str) -> list[dict[str, Any]]:
-    """Every scenario of a pinned suite ("benchmark": 258, "heldout": 112), in order."""
-    return [_load(name, e) for e in suite_entries(name)]
-
-
 def regenerate(entry: dict[str, Any]) -> dict[str, Any]:
     """A suite entry's scenario regenerated from its parameters (equal to the stored one while the
     generator and the renderers' samplers are unchanged)."""
     return generate_scenario(entry["seed"], flow=entry["flow"], challenge=entry["challenge"], arrival=entry["arrival"],
                              apps=entry["apps"], difficulty=entry["difficulty"], validate=False, render=False)
-
-
-@lru_cache(maxsize=1)
-def pinned_fingerprints() -> frozenset[str]:
-    return frozenset(e["fingerprint"] for name in SUITES if suite_path(name).exists() for e in suite_entries(name))
 
 
 def train_scenario(seed: int, *, difficulty: float | None = None) -> dict[str, Any]:
@@ -161,8 +83,8 @@ def _cells(size: int, rng: np.random.Generator) -> Iterator[tuple[str, str, str]
 
 
 def build_suite(name: str, *, write: bool = True) -> list[dict[str, Any]]:
-    """Generate (and oracle-check) a suite's scenarios and write its JSONL; returns the entries."""
-    _check(name)
+    """Generate (and oracle-check) a suite's scenarios and write its two files; returns the index entries."""
+    suite = pinned_suite(name)
     spec = SUITES[name]
     rng = np.random.default_rng(spec["seed_base"])
     app_counts: dict[str, int] = {}
@@ -185,15 +107,7 @@ def build_suite(name: str, *, write: bool = True) -> list[dict[str, Any]]:
         entries.append({"id": scenario["id"], "seed": seed, "flow": flow, "challenge": challenge, "arrival": arrival, "apps": apps,
                         "difficulty": difficulty, "fingerprint": scenario["metadata"]["fingerprint"]})
     if write:
-        path = suite_path(name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in entries), encoding="utf-8")
-        # key order is meaningful (tables are filled and images numbered in order): never sort keys here
-        body = "".join(json.dumps(sc, separators=(",", ":"), ensure_ascii=False) + "\n" for sc in scenarios)
-        suite_path(name, full=True).write_bytes(gzip.compress(body.encode("utf-8"), 9, mtime=0))
-        suite_entries.cache_clear()
-        _stored.cache_clear()
-        pinned_fingerprints.cache_clear()
+        suite.write(entries, scenarios)
     return entries
 
 
@@ -211,8 +125,8 @@ def suite_counts(name: str) -> dict[str, dict[str, int]]:
 if __name__ == "__main__":  # python -m mmenvs.toolsandbox.generator.suites [names…]: rebuild suites
     import sys
 
-    for suite in sys.argv[1:] or list(SUITES):
-        built = build_suite(suite)
-        print(f"{suite}: {len(built)} scenarios -> {suite_path(suite)}")
-        for axis, table in suite_counts(suite).items():
+    for name in sys.argv[1:] or list(SUITES):
+        built = build_suite(name)
+        print(f"{name}: {len(built)} scenarios -> {suite_path(name)}")
+        for axis, table in suite_counts(name).items():
             print(f"  {axis}: {table}")

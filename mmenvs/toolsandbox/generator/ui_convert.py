@@ -28,12 +28,13 @@ of a multiple-selection list (pick all) per candidate, ``show_ui_to_user`` with 
 chosen element implies, then the original steps. Each conversion is checked against the scripted
 user (``ui.decide.react``) here and by the oracle in UI mode in the tests.
 
-The UI suite (``registry/toolsandbox/ui_suite/benchmark.jsonl``) stores, per scenario, the source id
-and fingerprint and the converted scenario's fingerprint; the scenario is converted on load (a few
-milliseconds). The converter is deterministic and the sources are pinned, so storing the converted
-JSON would only duplicate the source (a 17 KB index instead of ~250 KB of scenarios); a converter
-change that alters a scenario is caught by the fingerprint check (rebuild with
-``python -m mmenvs.toolsandbox.generator.ui_convert``).
+The UI suite is stored like the other pinned suites (:mod:`mmenvs.toolsandbox.suites`):
+``registry/toolsandbox/ui_suite/benchmark.jsonl`` indexes it (id, source id and fingerprint, axes,
+criterion, pick, fingerprint) and ``benchmark.jsonl.gz`` holds the 50 converted scenarios. The env
+reads the stored file and never runs the converter, so an edit of this module cannot change the
+pinned UI benchmark; ``tests/test_toolsandbox_ui_suite.py`` converts the sources afresh and fails when
+the result differs from the stored file (then rebuild with
+``python -m mmenvs.toolsandbox.generator.ui_convert``, i.e. :func:`build_ui_suite`).
 """
 
 from __future__ import annotations
@@ -42,15 +43,11 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from mmenvs.core import load_jsonl, registry_path
-
+from ..suites import UI_SUITE, fingerprint, load_suite
 from ..ui.decide import interaction_mismatches, parse_decisions, react
 from ..ui.schema import validate_screen
-from .build import fingerprint
 from .items import money, nice_date
 
 #: Flows whose decision is "which item(s)": the ones ``to_ui_scenario`` converts.
@@ -554,52 +551,9 @@ def careless_solution(ui_scenario: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------- the pinned UI suite
-def ui_suite_path() -> Path:
-    return registry_path("toolsandbox", "ui_suite", "benchmark.jsonl")
-
-
-@lru_cache(maxsize=1)
-def ui_suite_entries() -> tuple[dict[str, Any], ...]:
-    """The index of the converted UI suite: id, source, source_fingerprint, axes, criterion, fingerprint."""
-    path = ui_suite_path()
-    out = []
-    for where, entry in load_jsonl(path, "the UI suite index"):
-        missing = [k for k in ("id", "source", "source_fingerprint", "fingerprint") if k not in entry]
-        if missing:
-            raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
-        out.append(entry)
-    return tuple(out)
-
-
-def ui_suite_ids() -> list[str]:
-    """Ids of the 50 converted UI scenarios, in order."""
-    return [e["id"] for e in ui_suite_entries()]
-
-
-def load_ui_suite_scenario(scenario_id: str) -> dict[str, Any]:
-    """One converted UI scenario: its pinned source, converted now, checked against the stored fingerprints."""
-    from .suites import load_suite_scenario
-
-    entry = next((e for e in ui_suite_entries() if e["id"] == scenario_id), None)
-    if entry is None:
-        raise ValueError(f"the UI suite has no scenario {scenario_id!r} ({len(ui_suite_entries())} scenarios; see ui_suite_ids)")
-    source = load_suite_scenario("benchmark", entry["source"])
-    if source["metadata"]["fingerprint"] != entry["source_fingerprint"]:
-        raise ValueError(f"{ui_suite_path()}: {scenario_id!r}: its source {entry['source']!r} has fingerprint "
-                         f"{source['metadata']['fingerprint']}, the index says {entry['source_fingerprint']}; rebuild the UI suite")
-    converted = to_ui_scenario(source)
-    if converted is None or converted["metadata"]["fingerprint"] != entry["fingerprint"]:
-        got = None if converted is None else converted["metadata"]["fingerprint"]
-        raise ValueError(f"{ui_suite_path()}: {scenario_id!r} converts to fingerprint {got}, the index says {entry['fingerprint']}: "
-                         f"the converter changed; rebuild with python -m mmenvs.toolsandbox.generator.ui_convert")
-    return converted
-
-
 def select_ui_suite(size: int = UI_SUITE_SIZE) -> list[dict[str, Any]]:
     """Convert the pinned benchmark's decision-flow scenarios and pick ``size`` of them, balanced greedily
     over flow, challenge, arrival and app group (each pick adds to the least-filled values); deterministic."""
-    from .suites import load_suite
-
     pool = []
     for scenario in load_suite("benchmark"):
         if scenario["metadata"]["flow_type"] not in DECISION_FLOWS:
@@ -627,19 +581,21 @@ def select_ui_suite(size: int = UI_SUITE_SIZE) -> list[dict[str, Any]]:
     return sorted(picked, key=lambda s: order[s["id"]])
 
 
+def ui_suite_entry(ui_scenario: dict[str, Any]) -> dict[str, Any]:
+    """The index line of a converted scenario: id, source id and fingerprint, axes, criterion, pick, fingerprint."""
+    m = ui_scenario["metadata"]
+    return {"id": ui_scenario["id"], "source": m["ui_base"], "source_fingerprint": m["ui_base_fingerprint"], "flow": m["flow_type"],
+            "challenge": m["challenge_type"], "arrival": m["image_arrival"], "apps": m["app_group"],
+            "criterion": m["ui_criterion"], "pick": m["ui_pick"], "fingerprint": m["fingerprint"]}
+
+
 def build_ui_suite(*, write: bool = True) -> list[dict[str, Any]]:
-    """Select and convert the 50 UI scenarios and write their index; returns the index entries."""
-    entries = []
-    for s in select_ui_suite():
-        m = s["metadata"]
-        entries.append({"id": s["id"], "source": m["ui_base"], "source_fingerprint": m["ui_base_fingerprint"], "flow": m["flow_type"],
-                        "challenge": m["challenge_type"], "arrival": m["image_arrival"], "apps": m["app_group"],
-                        "criterion": m["ui_criterion"], "pick": m["ui_pick"], "fingerprint": m["fingerprint"]})
+    """Select and convert the 50 UI scenarios and (with ``write``) store them, index and scenarios, in
+    ``registry/toolsandbox/ui_suite``; returns the index entries."""
+    scenarios = select_ui_suite()
+    entries = [ui_suite_entry(s) for s in scenarios]
     if write:
-        path = ui_suite_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in entries), encoding="utf-8")
-        ui_suite_entries.cache_clear()
+        UI_SUITE.write(entries, scenarios)
     return entries
 
 
@@ -648,14 +604,14 @@ def ui_suite_counts() -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for axis in ("flow", "challenge", "arrival", "apps", "criterion", "pick"):
         table: dict[str, int] = {}
-        for e in ui_suite_entries():
+        for e in UI_SUITE.entries():
             table[e[axis]] = table.get(e[axis], 0) + 1
         out[axis] = dict(sorted(table.items()))
     return out
 
 
-if __name__ == "__main__":  # python -m mmenvs.toolsandbox.generator.ui_convert: rebuild the UI suite index
+if __name__ == "__main__":  # python -m mmenvs.toolsandbox.generator.ui_convert: rebuild the stored UI suite
     built = build_ui_suite()
-    print(f"UI suite: {len(built)} scenarios -> {ui_suite_path()}")
+    print(f"UI suite: {len(built)} scenarios -> {UI_SUITE.index_path()}, {UI_SUITE.scenarios_path()}")
     for axis, table in ui_suite_counts().items():
         print(f"  {axis}: {table}")
