@@ -607,7 +607,7 @@ def _gen_bytes(size: int, seed: int = 0) -> bytes:
 def _gen_wav(tones: list[dict[str, Any]], sample_rate: int = 22050, channels: int = 1, amplitude: float = 0.5,
              file_type: str = "WAVE") -> bytes:
     """A 16-bit WAVE (``file_type`` "AIFF": AIFF) of tone segments ``{"freq": Hz or [Hz, …], "seconds": s}``."""
-    from mmenvs.macagent.backends.sim.apps.media import tone_wav
+    from mmenvs.macagent.backends.sim.apps.media_audio import tone_wav
 
     return tone_wav(tones, sample_rate, channels, amplitude, file_type)
 

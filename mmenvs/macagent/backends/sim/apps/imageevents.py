@@ -15,7 +15,7 @@ brings it to the front. Its AppleScript dictionary (the Image Suite) as on a Mac
     end tell
 
 Images are files in the home folder, read and written with Pillow through the same transforms and
-encoders as the simulated ``sips`` (see :mod:`.media`).
+encoders as the simulated ``sips`` (see :mod:`.media_images`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBas
 from ....applescript.values import Constant, FileRef
 from ...base import BackendError
 from .base import App
-from .media import _sips_encode, _sips_transform, _Usage, read_image
+from .media_args import UsageError
+from .media_images import read_image, sips_encode, sips_transform
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -185,8 +186,8 @@ class ImageEventsScripting(ScriptableAppBase):
                     raise AppleScriptError(f"Can’t make {self._show(rgb)} into type RGB color.", ERR_COERCION)
                 # 16-bit channels (0–65535) as AppleScript's RGB colors have them
                 color = "".join(f"{max(0, min(255, int(_num(c, 'with pad color')) >> 8)):02X}" for c in rgb)
-            rec["image"] = _sips_transform(rec["image"], args[0], args[1], None, color)
-        except _Usage as e:
+            rec["image"] = sips_transform(rec["image"], args[0], args[1], None, color)
+        except UsageError as e:
             raise AppleScriptError(e.text.strip().removeprefix("Error: "), ERR_PARAM) from None
 
     def _save(self, ref: Any, as_type: Any, dest: Any) -> FileRef:
@@ -201,7 +202,7 @@ class ImageEventsScripting(ScriptableAppBase):
             fmt = _FILE_TYPES[match]
         path = rec["path"] if dest is None else self._host(dest, "file")
         try:
-            data = _sips_encode(rec["image"], {"format": fmt, "formatOptions": "default", "dpi": rec["dpi"]})
+            data = sips_encode(rec["image"], {"format": fmt, "formatOptions": "default", "dpi": rec["dpi"]})
             path.write_bytes(data)
         except OSError as e:
             raise AppleScriptError(f"Can’t save the image to “{path.name}”: {e.strerror}.", ERR_PARAM) from None

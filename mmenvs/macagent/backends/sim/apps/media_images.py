@@ -1,0 +1,139 @@
+"""Images for the sim's ``sips`` and Image Events (on Pillow): the formats sips reads and writes,
+reading a file, the properties ``sips -g`` reports, the transforms (rotate, flip, resample, crop,
+pad) and encoding with a format, quality and resolution."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .media_args import UsageError, number_arg
+
+if TYPE_CHECKING:  # pragma: no cover
+    from PIL import Image
+
+# sips -s format values → (Pillow format, typeIdentifier)
+IMAGE_FORMATS = {"png": ("PNG", "public.png"), "jpeg": ("JPEG", "public.jpeg"), "tiff": ("TIFF", "public.tiff"),
+                 "bmp": ("BMP", "com.microsoft.bmp"), "gif": ("GIF", "com.compuserve.gif")}
+_PIL_TO_SIPS = {v[0]: k for k, v in IMAGE_FORMATS.items()}
+
+
+def read_image(path: Path) -> tuple["Image.Image", str, tuple[Any, Any]]:
+    """The image file at ``path`` read into memory (the file is closed again), its format as sips names
+    it and its resolution (x, y) in dpi (72 when the file has none). Pillow's errors for a file it cannot
+    read pass through: sips and Image Events each say so in their own words."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im.load()
+        img = im.copy()
+        fmt = _PIL_TO_SIPS.get(im.format or "", (im.format or "").lower())
+        dpi = im.info.get("dpi", (72.0, 72.0))
+    return img, fmt, dpi
+
+
+JPEG_QUALITY = {"low": 25, "normal": 50, "high": 75, "best": 100, "default": 85}
+SIPS_PROPERTIES = ("pixelWidth", "pixelHeight", "typeIdentifier", "format", "formatOptions", "dpiWidth", "dpiHeight",
+                   "samplesPerPixel", "bitsPerSample", "hasAlpha", "space", "profile")
+
+
+def _positive_int(value: str, option: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise UsageError(f"Error: {option} needs a whole number of pixels, got {value!r}\n") from None
+    if n <= 0:
+        raise UsageError(f"Error: {option} needs a positive number of pixels, got {n}\n")
+    return n
+
+
+def sips_property(img: "Image.Image", key: str, state: dict[str, Any]) -> str | None:
+    bands = img.getbands()
+    alpha = "A" in bands or (img.mode == "P" and "transparency" in img.info)
+    values = {
+        "pixelWidth": str(img.width), "pixelHeight": str(img.height),
+        "typeIdentifier": IMAGE_FORMATS.get(state["format"], ("", f"public.{state['format']}"))[1],
+        "format": state["format"], "formatOptions": state["formatOptions"],
+        "dpiWidth": f"{state['dpi'][0]:.3f}", "dpiHeight": f"{state['dpi'][1]:.3f}",
+        "samplesPerPixel": str(len(bands) if img.mode != "P" else (4 if alpha else 3)),
+        "bitsPerSample": "16" if img.mode.startswith("I;16") else ("1" if img.mode == "1" else "8"),
+        "hasAlpha": "yes" if alpha else "no",
+        "space": "Gray" if img.mode in ("L", "LA", "1") or img.mode.startswith("I") else "RGB",
+        "profile": "Generic Gray Profile" if img.mode in ("L", "LA", "1") else "sRGB IEC61966-2.1",
+    }
+    return values.get(key)
+
+
+def sips_transform(img: "Image.Image", name: str, vals: list[str], crop_offset: tuple[int, int] | None,
+                   pad_color: str) -> "Image.Image":
+    from PIL import Image, ImageOps
+
+    if name == "rotate":
+        deg = number_arg(vals[0], "--rotate") % 360
+        exact = {90.0: Image.Transpose.ROTATE_270, 180.0: Image.Transpose.ROTATE_180, 270.0: Image.Transpose.ROTATE_90}
+        if deg == 0:
+            return img
+        if deg in exact:  # sips turns clockwise; Pillow's named turns are counter-clockwise
+            return img.transpose(exact[deg])
+        fill = (0, 0, 0, 0) if "A" in img.getbands() else "white"
+        return img.convert("RGBA" if "A" in img.getbands() else "RGB").rotate(
+            -deg, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=fill)
+    if name == "flip":
+        if vals[0] == "horizontal":
+            return ImageOps.mirror(img)
+        if vals[0] == "vertical":
+            return ImageOps.flip(img)
+        raise UsageError(f"Error: --flip takes horizontal or vertical, got {vals[0]!r}\n")
+    if name == "resampleMax":
+        m = _positive_int(vals[0], "--resampleHeightWidthMax")
+        scale = m / max(img.width, img.height)
+        size = (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
+    elif name == "resampleWidth":
+        w = _positive_int(vals[0], "--resampleWidth")
+        size = (w, max(1, round(img.height * w / img.width)))
+    elif name == "resampleHeight":
+        h = _positive_int(vals[0], "--resampleHeight")
+        size = (max(1, round(img.width * h / img.height)), h)
+    elif name == "resample":
+        size = (_positive_int(vals[1], "--resampleHeightWidth"), _positive_int(vals[0], "--resampleHeightWidth"))
+    elif name == "crop":
+        h, w = _positive_int(vals[0], "--cropToHeightWidth"), _positive_int(vals[1], "--cropToHeightWidth")
+        if crop_offset is not None:
+            top, left = crop_offset
+        else:
+            top, left = (img.height - h) // 2, (img.width - w) // 2
+        return img.crop((left, top, left + w, top + h))
+    else:  # pad
+        h, w = _positive_int(vals[0], "--padToHeightWidth"), _positive_int(vals[1], "--padToHeightWidth")
+        base = img.convert("RGBA" if "A" in img.getbands() else "RGB")
+        canvas = Image.new(base.mode, (max(w, img.width), max(h, img.height)), "#" + pad_color)
+        canvas.paste(base, ((canvas.width - img.width) // 2, (canvas.height - img.height) // 2))
+        return canvas
+    mode = img.mode
+    work = img if mode in ("RGB", "RGBA", "L", "LA") else img.convert("RGBA" if "A" in img.getbands() or
+                                                                       "transparency" in img.info else "RGB")
+    return work.resize(size, Image.Resampling.LANCZOS)
+
+
+def sips_encode(img: "Image.Image", state: dict[str, Any]) -> bytes:
+    fmt = state["format"]
+    pil_format = IMAGE_FORMATS[fmt][0] if fmt in IMAGE_FORMATS else None
+    if pil_format is None:
+        raise UsageError(f"Error: the simulator's sips cannot write {fmt} images; convert with -s format png|jpeg|tiff|bmp|gif\n")
+    buf = io.BytesIO()
+    dpi = tuple(round(d) for d in state["dpi"])
+    if pil_format == "JPEG":
+        opt = state["formatOptions"]
+        quality = JPEG_QUALITY.get(opt) or min(100, max(1, int(opt.rstrip("%"))))
+        rgb = img.convert("L") if img.mode in ("L", "1") else img.convert("RGB")
+        rgb.save(buf, format="JPEG", quality=quality, dpi=dpi)
+    elif pil_format == "GIF":
+        from PIL import Image
+
+        (img if img.mode == "P" else img.convert("RGB").convert("P", palette=Image.Palette.ADAPTIVE)).save(buf, format="GIF")
+    elif pil_format == "BMP":
+        (img if img.mode in ("RGB", "RGBA", "L", "1", "P") else img.convert("RGB")).save(buf, format="BMP")
+    else:
+        (img if img.mode != "P" or pil_format == "PNG" else img.convert("RGBA")).save(buf, format=pil_format, dpi=dpi)
+    return buf.getvalue()
