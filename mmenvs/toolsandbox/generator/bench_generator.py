@@ -18,9 +18,9 @@ import numpy as np
 
 from mmenvs.benchmarks.harness import measure, timing_row
 
+from ..suites import load_suite_scenario, suite_ids
 from . import images as gen_images
 from .build import generate_scenario
-from .suites import load_suite_scenario, suite_ids
 from .validate import validate_scenario
 
 
