@@ -626,20 +626,30 @@ class ShellSandbox:
         self._start()
 
     def reset(self) -> None:
-        """A fresh shell for a new episode: cwd back to home, variables cleared (home files stay)."""
+        """A fresh shell for a new episode: cwd back to home, variables cleared (home files stay).
+
+        Returns once every process of the last shell has exited, ``keep_running`` daemons included,
+        so none of them can still write into the home (a caller may empty it for the next episode).
+        """
         if self._closed:
             raise RuntimeError("this ShellSandbox is closed")
         self._cwd = self.home_in_sandbox
-        self._restart()
+        old_cgroup, old_pids = self._cgroup, self._current_pids()
+        self._restart()  # kills the old shell (reaped in the background) and activates the spare
+        _await_exit(old_cgroup, old_pids, timeout=self.start_timeout)
 
     def close(self) -> None:
-        """Stop the shell and remove the runtime directory.  Safe to call more than once."""
+        """Stop the shell and remove the runtime directory.  Safe to call more than once.
+
+        Like :meth:`reset`, returns once every process of the shell has exited."""
         if self._closed:
             return
         self._closed = True
         if os.getpid() != self._owner_pid:
             return  # a forked copy: the shell belongs to the parent process, leave it alone
+        old_cgroup, old_pids = self._cgroup, self._current_pids()
         self._stop()
+        _await_exit(old_cgroup, old_pids, timeout=self.start_timeout)
         if self._spare is not None:
             self._spare.kill()
             self._spare = None
@@ -659,6 +669,31 @@ class ShellSandbox:
             self.close()
         except Exception:
             pass
+
+
+def _await_exit(cgroup: PidsCgroup | None, pids: set[int], timeout: float) -> None:
+    """Wait until the killed processes ``pids`` and every task of ``cgroup`` have exited.
+
+    SIGKILL is not instant: a process in the middle of a system call (say, creating a file) finishes
+    it first, and a fork racing the kill is killed a moment later by the reaper thread. A cgroup
+    lists no exited task (zombies included), and an exited process has closed its files.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        left = {pid for pid in pids | set(cgroup.pids() if cgroup is not None else ()) if _running(pid)}
+        if not left or time.monotonic() >= deadline:
+            return
+        time.sleep(0.001)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and has not exited (a zombie has: it only waits to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 class _ShellDied(Exception):
