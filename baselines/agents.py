@@ -8,6 +8,19 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 
+class InfrastructureFailure(RuntimeError):
+    """Something the agent depends on failed, not the agent: an LLM endpoint still failing after its
+    retries, rejected credentials, a cache miss in replay mode. The runner records the episode with
+    this error and counts it apart (``infra_failures``), never as a score of 0.
+
+    ``kind`` is a short machine-readable label ("http_429", "timeout", "connection", "cache_miss", …).
+    """
+
+    def __init__(self, message: str, *, kind: str = "infrastructure") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 @runtime_checkable
 class Agent(Protocol):
     """What the evaluation runner drives."""
@@ -66,15 +79,23 @@ class OracleAgent:
         return self._env.oracle_action(obs, info)
 
 
-_BUILTIN = {"random": RandomAgent, "oracle": OracleAgent}
+def _llm_agent(**kwargs: Any) -> Any:
+    # Imported on use: the LLM agent needs the `llm` extra (openai, tenacity).
+    from mmenvs.baselines.llm.agent import LLMAgent
+
+    return LLMAgent(**kwargs)
+
+
+_BUILTIN = {"random": RandomAgent, "oracle": OracleAgent, "llm": _llm_agent}
 
 
 def load_agent(spec: str, **kwargs: Any) -> Any:
-    """An agent from ``"random"``, ``"oracle"`` or ``"package.module:ClassName"``."""
+    """An agent from ``"random"``, ``"oracle"``, ``"llm"`` (``model=``, ``base_url=``, ``api_key=``,
+    ``framework=``, … of ``mmenvs.baselines.llm.LLMAgent``) or ``"package.module:ClassName"``."""
     if spec in _BUILTIN:
         return _BUILTIN[spec](**kwargs)
     if ":" not in spec:
-        raise ValueError(f"unknown agent {spec!r}: use 'random', 'oracle' or 'package.module:ClassName'")
+        raise ValueError(f"unknown agent {spec!r}: use 'random', 'oracle', 'llm' or 'package.module:ClassName'")
     module_name, _, class_name = spec.partition(":")
     try:
         module = importlib.import_module(module_name)

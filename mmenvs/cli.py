@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -39,6 +40,15 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``mmenvs eval`` flags that configure ``--agent llm`` (flag dest -> LLMAgent keyword).
+_LLM_FLAGS = {"model": "model", "base_url": "base_url", "api_key_env": "api_key_env", "framework": "framework",
+              "temperature": "temperature", "max_tokens": "max_tokens", "sampling_seed": "seed",
+              "max_images": "max_images", "image_format": "image_format", "max_image_side": "max_image_side",
+              "timeout": "timeout", "retries": "retries", "max_reprompts": "max_reprompts",
+              "price_prompt": "price_prompt", "price_completion": "price_completion", "cache": "cache",
+              "cache_mode": "cache_mode"}
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from mmenvs.runner import evaluate, format_summary
 
@@ -48,9 +58,27 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"--env-kwargs/--agent-kwargs must be JSON objects: {exc}", file=sys.stderr)
         return 2
+    given = {keyword: getattr(args, dest) for dest, keyword in _LLM_FLAGS.items() if getattr(args, dest) is not None}
+    if args.agent == "llm":
+        if "model" not in given and "model" not in agent_kwargs:
+            raise ValueError("--agent llm needs --model NAME (the model the endpoint serves)")
+        if args.api_key_env and args.api_key_env not in os.environ:
+            raise ValueError(f"--api-key-env {args.api_key_env}: that environment variable is not set")
+        if args.cache_mode == "replay" and "cache" not in given and "cache" not in agent_kwargs:
+            raise ValueError("--cache-mode replay needs --cache DIR (the responses to replay)")
+        # The key stays in the environment: workers read the variable, so it is never in a job or a record.
+        agent_kwargs = {**given, **agent_kwargs}
+    elif given:
+        raise ValueError(f"{', '.join('--' + d.replace('_', '-') for d, k in _LLM_FLAGS.items() if k in given)} "
+                         f"configure --agent llm, not --agent {args.agent}")
     out = args.out or f"runs/{args.env_id}-{args.agent.replace(':', '_')}"
-    summary = evaluate(args.env_id, agent=args.agent, tasks=args.tasks, attempts=args.attempts, workers=args.workers,
-                       env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, out=out, seed=args.seed)
+    try:
+        summary = evaluate(args.env_id, agent=args.agent, tasks=args.tasks, attempts=args.attempts, workers=args.workers,
+                           env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, out=out, seed=args.seed, resume=args.resume)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished episodes are in {Path(out) / 'episodes.jsonl'}; "
+              f"run the same command with --resume to continue", file=sys.stderr)
+        return 130
     print(format_summary(summary))
     print(f"\nwrote {Path(out) / 'episodes.jsonl'}, {Path(out) / 'summary.json'}, {Path(out) / 'summary.png'}")
     return 0
@@ -91,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluation = commands.add_parser("eval", help="run an agent on an env's tasks and summarise")
     evaluation.add_argument("env_id")
-    evaluation.add_argument("--agent", default="oracle", help="random | oracle | package.module:ClassName")
+    evaluation.add_argument("--agent", default="oracle", help="random | oracle | llm | package.module:ClassName")
     evaluation.add_argument("--tasks", default="all", help="all | N (first N) | comma-separated task ids")
     evaluation.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass@k / pass^k)")
     evaluation.add_argument("--workers", type=int, default=1, help="worker processes")
@@ -99,6 +127,28 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--agent-kwargs", default="", help="JSON object passed to the agent's constructor")
     evaluation.add_argument("--seed", type=int, default=0)
     evaluation.add_argument("--out", default=None, help="output folder (default runs/<ID>-<agent>)")
+    evaluation.add_argument("--resume", action="store_true",
+                            help="keep the finished episodes of OUT/episodes.jsonl and run only the rest "
+                                 "(infrastructure failures run again)")
+    llm = evaluation.add_argument_group("LLM agent (--agent llm; see docs/llm.md)")
+    llm.add_argument("--model", help="model name the endpoint serves")
+    llm.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: OpenAI)")
+    llm.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key (default OPENAI_API_KEY)")
+    llm.add_argument("--framework", help="agent set-up: MacAgent pyautogui|computer_use|hybrid; MMToolSandbox code|tool; "
+                                         "VTCBench tool|code; other envs text|tool (default: the env's mode / baseline)")
+    llm.add_argument("--temperature", type=float)
+    llm.add_argument("--max-tokens", type=int)
+    llm.add_argument("--sampling-seed", type=int, help="the `seed` sampling option sent to the endpoint")
+    llm.add_argument("--max-images", type=int, help="images kept in the conversation (older ones become a marker; default 4)")
+    llm.add_argument("--image-format", choices=["jpeg", "png"])
+    llm.add_argument("--max-image-side", type=int, help="downscale images so their longer side is at most this (px)")
+    llm.add_argument("--timeout", type=float, help="seconds per model call (default 120)")
+    llm.add_argument("--retries", type=int, help="retries of a failing call, with exponential backoff (default 5)")
+    llm.add_argument("--max-reprompts", type=int, help="re-asks per step when a reply is unusable (default 2)")
+    llm.add_argument("--price-prompt", type=float, metavar="USD", help="price per 1M prompt tokens (for the cost ledger)")
+    llm.add_argument("--price-completion", type=float, metavar="USD", help="price per 1M completion tokens")
+    llm.add_argument("--cache", metavar="DIR", help="response cache folder (replays identical requests)")
+    llm.add_argument("--cache-mode", choices=["readwrite", "replay"], help="replay: answer only from the cache, never call the endpoint")
     evaluation.set_defaults(func=_cmd_eval)
 
     demo = commands.add_parser("demo", help="the oracle on a few tasks of every env")

@@ -3,12 +3,21 @@
 Each worker process makes its env through ``gym.make("mmenvs:ID")`` (so registration happens in the
 worker), keeps it for all its episodes, and writes each episode's steps to disk as it goes. The parent
 collects one record per episode into ``episodes.jsonl`` and writes ``summary.json`` and ``summary.png``.
+
+An episode whose agent raised ``InfrastructureFailure`` (an LLM endpoint that kept failing) is recorded
+with ``infra_failure`` and ``score: null``: it is counted in ``infra_failures`` and left out of every
+score, pass@k and breakdown. Agents with a ``ledger()`` (calls, tokens, cost) have it in each record
+and summed in the summary. ``resume=True`` keeps the finished episodes of an earlier ``episodes.jsonl``
+(infrastructure failures are run again). Ctrl-C stops the workers and keeps every finished record.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import shutil
+import signal
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -22,6 +31,9 @@ from mmenvs.core.recorder import EpisodeRecorder, to_jsonable
 
 # Info keys kept in an episode record besides the standard ones (large per-step logs stay in steps.jsonl).
 _RECORD_INFO_LIMIT = 20_000
+#: Ledger fields summed over episodes in summary.json (agents may report more; these are added up).
+LEDGER_TOTALS = ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "total_tokens", "retries", "reprompts",
+                 "action_errors")
 
 
 @dataclass(frozen=True)
@@ -51,13 +63,16 @@ def _env_for(job: EpisodeJob) -> gym.Env:
 
 
 def run_episode(job: EpisodeJob) -> dict[str, Any]:
-    """Run one episode and return its record. Never raises: a crash becomes ``record["error"]``."""
-    from mmenvs.baselines import load_agent
+    """Run one episode and return its record. Never raises (but for Ctrl-C): a crash becomes
+    ``record["error"]`` (scored 0); an ``InfrastructureFailure`` also sets ``record["infra_failure"]``
+    and ``score``/``success`` to None (not scored)."""
+    from mmenvs.baselines import InfrastructureFailure, load_agent
 
     record: dict[str, Any] = {"env_id": job.env_id, "task_id": job.task_id, "attempt": job.attempt, "seed": job.seed,
                               "agent": job.agent, "score": 0.0, "success": False, "steps": 0, "return": 0.0,
                               "terminated": False, "truncated": False, "task_meta": {}, "error": None}
     recorder = None
+    agent = None
     try:
         env = _env_for(job)
         agent = load_agent(job.agent, **job.agent_kwargs)
@@ -66,6 +81,7 @@ def run_episode(job: EpisodeJob) -> dict[str, Any]:
         obs, info = env.reset(seed=job.seed, options={"task_id": job.task_id})
         record["task_meta"] = to_jsonable(info.get("task_meta", {}))
         if job.record_dir:
+            shutil.rmtree(job.record_dir, ignore_errors=True)  # an episode folder holds one run (a resumed one starts over)
             recorder = EpisodeRecorder(job.record_dir)
             recorder.record_reset(obs, info, env.unwrapped.images)
         agent.reset({**info, "attempt": job.attempt})
@@ -81,12 +97,61 @@ def run_episode(job: EpisodeJob) -> dict[str, Any]:
         final = to_jsonable({k: v for k, v in info.items() if k not in ("task_id", "step", "score", "success", "images")})
         if len(json.dumps(final)) <= _RECORD_INFO_LIMIT:
             record["final_info"] = final
+    except InfrastructureFailure as exc:  # not the agent's doing: recorded, never scored
+        record.update(score=None, success=None, error=traceback.format_exc(limit=8),
+                      infra_failure={"kind": exc.kind, "error": str(exc)})
     except Exception:  # one broken episode must not sink the run; it is reported and scored 0
         record["error"] = traceback.format_exc(limit=8)
     finally:
         if recorder:
             recorder.close()
+        if agent is not None:
+            _agent_facts(agent, record)
     return record
+
+
+def _agent_facts(agent: Any, record: dict[str, Any]) -> None:
+    """The agent's ledger and set-up into the record, and its resources released."""
+    for key, method in (("ledger", "ledger"), ("agent_config", "config")):
+        getter = getattr(agent, method, None)
+        if callable(getter):
+            try:
+                record[key] = to_jsonable(getter())
+            except Exception as exc:  # a faulty report must not lose the episode
+                record[key] = {"error": f"{type(exc).__name__}: {exc}"}
+    close = getattr(agent, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            pass
+
+
+def close_worker_envs() -> None:
+    """Close the envs this process keeps between episodes (after an interrupt, or when a worker ends)."""
+    while _WORKER_ENVS:
+        _, env = _WORKER_ENVS.popitem()
+        try:
+            env.close()
+        except Exception:
+            pass
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group: the parent handles it and ends the workers with SIGTERM,
+    # on which a worker closes its envs (and their sandboxes) before it exits.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _worker_terminated)
+
+
+def _worker_terminated(signum: int, frame: Any) -> None:
+    close_worker_envs()
+    os._exit(128 + signum)
+
+
+def is_scored(record: dict[str, Any]) -> bool:
+    """Whether a record counts in scores (infrastructure failures do not)."""
+    return not record.get("infra_failure")
 
 
 def plan_jobs(
@@ -113,52 +178,109 @@ def plan_jobs(
 def run_jobs(jobs: Sequence[EpisodeJob], *, workers: int = 1, progress: bool = True,
              on_record: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Run ``jobs`` (in-process for one worker, else in a spawn-based process pool) and return their
-    records in job order. ``on_record`` sees each record as it finishes."""
+    records in job order. ``on_record`` sees each record as it finishes. On Ctrl-C the workers are
+    ended (their envs closed) and ``KeyboardInterrupt`` propagates; records already passed to
+    ``on_record`` are kept."""
     from tqdm import tqdm
 
     records: list[dict[str, Any] | None] = [None] * len(jobs)
     bar = tqdm(total=len(jobs), disable=not progress, unit="ep", dynamic_ncols=True)
-    finished = successes = 0
+    tally = {"scored": 0, "score": 0.0, "successes": 0, "tokens": 0, "errors": 0, "infra": 0}
 
     def finish(index: int, record: dict[str, Any]) -> None:
-        nonlocal finished, successes
         records[index] = record
-        finished += 1
-        successes += bool(record["success"])
+        ledger = record.get("ledger") or {}
+        tally["tokens"] += int(ledger.get("total_tokens", 0) or 0)
+        if not is_scored(record):
+            tally["infra"] += 1
+        else:
+            tally["scored"] += 1
+            tally["score"] += float(record["score"])
+            tally["successes"] += bool(record["success"])
+            tally["errors"] += bool(record.get("error"))
         bar.update(1)
-        bar.set_postfix(success=f"{successes / finished:.1%}", refresh=False)
+        postfix = {"score": f"{tally['score'] / tally['scored']:.3f}" if tally["scored"] else "-",
+                   "success": f"{tally['successes'] / tally['scored']:.1%}" if tally["scored"] else "-",
+                   "errors": tally["errors"], "infra": tally["infra"]}
+        if tally["tokens"]:
+            postfix["tokens"] = _short_count(tally["tokens"])
+        bar.set_postfix(postfix, refresh=False)
         if on_record:
             on_record(record)
 
     try:
         if workers <= 1:
-            for index, job in enumerate(jobs):
-                finish(index, run_episode(job))
+            try:
+                for index, job in enumerate(jobs):
+                    finish(index, run_episode(job))
+            except KeyboardInterrupt:
+                close_worker_envs()
+                raise
         else:
             # spawn: workers import mmenvs afresh (as `mmenvs:ID` requires) and may start sandbox children.
             context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
+            try:
                 pending: dict[Future, int] = {pool.submit(run_episode, job): i for i, job in enumerate(jobs)}
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
                         finish(pending.pop(future), future.result())
+            except BaseException:
+                _end_pool(pool)
+                raise
+            pool.shutdown(wait=True)
     finally:
         bar.close()
     return [r for r in records if r is not None]
 
 
+def _end_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the worker processes (SIGTERM, then SIGKILL after 10 s)."""
+    processes = list(getattr(pool, "_processes", {}).values())  # the executor has no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
+
+
+def _short_count(value: int) -> str:
+    return f"{value / 1e6:.1f}M" if value >= 1e6 else f"{value / 1e3:.1f}k" if value >= 1e3 else str(value)
+
+
 def summarize(env_id: str, records: Sequence[dict[str, Any]], attempts: int) -> dict[str, Any]:
-    """summary.json's content: overall metrics, per-field breakdowns, the benchmark's own tables."""
+    """summary.json's content: overall metrics, per-field breakdowns, the benchmark's own tables, the
+    infrastructure failures (kept out of every score) and the agents' ledger totals."""
+    scored = [r for r in records if is_scored(r)]
     ks = sorted({1, attempts})
-    summary: dict[str, Any] = {"env_id": env_id, "attempts": attempts, **summarize_attempts(records, ks)}
-    summary["errors"] = sum(1 for r in records if r.get("error"))
-    fields = sorted({k for r in records for k, v in r.get("task_meta", {}).items() if _groupable(v)})
-    summary["breakdowns"] = {name: breakdown(records, name, ks) for name in fields}
+    summary: dict[str, Any] = {"env_id": env_id, "attempts": attempts, **summarize_attempts(scored, ks)}
+    summary["errors"] = sum(1 for r in scored if r.get("error"))
+    summary["infra_failures"] = len(records) - len(scored)
+    if summary["infra_failures"]:
+        kinds: dict[str, int] = {}
+        for record in records:
+            if not is_scored(record):
+                kind = str(record["infra_failure"].get("kind", "infrastructure"))
+                kinds[kind] = kinds.get(kind, 0) + 1
+        summary["infra_failure_kinds"] = kinds
+    ledgers = [r["ledger"] for r in records if isinstance(r.get("ledger"), dict) and "error" not in r["ledger"]]
+    if ledgers:
+        totals: dict[str, Any] = {key: sum(int(l.get(key, 0) or 0) for l in ledgers) for key in LEDGER_TOTALS}
+        costs = [l.get("cost_usd") for l in ledgers if l.get("cost_usd") is not None]
+        totals["cost_usd"] = float(sum(costs)) if costs else None
+        totals["episodes"] = len(ledgers)
+        summary["ledger"] = totals
+    fields = sorted({k for r in scored for k, v in r.get("task_meta", {}).items() if _groupable(v)})
+    summary["breakdowns"] = {name: breakdown(scored, name, ks) for name in fields}
     env_class = _env_class(env_id)
     extra = getattr(env_class, "summarize_episodes", None)
-    if extra is not None:
-        summary.update(to_jsonable(extra(list(records))))
+    if extra is not None and scored:
+        summary.update(to_jsonable(extra(list(scored))))
     return summary
 
 
@@ -175,23 +297,77 @@ def evaluate(
     seed: int = 0,
     progress: bool = True,
     record_steps: bool = True,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Run an evaluation and write ``episodes.jsonl``, ``summary.json`` and ``summary.png`` under ``out``."""
+    """Run an evaluation and write ``episodes.jsonl``, ``summary.json`` and ``summary.png`` under ``out``.
+
+    ``resume``: keep the records of ``out/episodes.jsonl`` for planned episodes that finished (all but
+    infrastructure failures) and run only the others; the summary covers both.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     task_ids = select_tasks(env_id, tasks, env_kwargs or {})
     jobs = plan_jobs(env_id, task_ids, agent=agent, attempts=attempts, seed=seed, env_kwargs=env_kwargs,
                      agent_kwargs=agent_kwargs, out=out if record_steps else None)
-    with open(out / "episodes.jsonl", "w", encoding="utf-8") as handle:
+    episodes = out / "episodes.jsonl"
+    kept: list[dict[str, Any]] = []
+    if resume and episodes.exists():
+        kept = finished_records(episodes, env_id=env_id, agent=agent, planned={(j.task_id, j.attempt) for j in jobs})
+        done = {(r["task_id"], r["attempt"]) for r in kept}
+        jobs = [j for j in jobs if (j.task_id, j.attempt) not in done]
+    _write_records(episodes, kept)  # a resumed file keeps only what is reused; a fresh run starts empty
+    with open(episodes, "a", encoding="utf-8") as handle:
         def write(record: dict[str, Any]) -> None:
             handle.write(json.dumps(to_jsonable(record), ensure_ascii=False) + "\n")
             handle.flush()
 
         records = run_jobs(jobs, workers=workers, progress=progress, on_record=write)
-    summary = summarize(env_id, records, attempts)
+    summary = summarize(env_id, kept + records, attempts)
+    if resume:
+        summary["resumed_episodes"] = len(kept)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     plot_summary(summary, out / "summary.png")
     return summary
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """The records of an ``episodes.jsonl``; a torn last line (a run killed mid-write) is skipped."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise ValueError(f"{path}: line {number} is not a JSON record; cannot resume from this file") from None
+        if not isinstance(record, dict) or not {"task_id", "attempt"} <= set(record):
+            raise ValueError(f"{path}: line {number} is not an episode record (needs task_id and attempt)")
+        records.append(record)
+    return records
+
+
+def finished_records(path: str | Path, *, env_id: str, agent: str, planned: set[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The records of ``path`` a resumed run keeps: planned episodes that finished (the last record
+    of each), infrastructure failures left out so they run again. Records of another env or agent
+    are an error (the folder belongs to another run)."""
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for record in read_records(path):
+        if record.get("env_id") != env_id or record.get("agent") != agent:
+            raise ValueError(f"{path}: cannot resume: it holds episodes of env {record.get('env_id')!r} with agent "
+                             f"{record.get('agent')!r}, not {env_id!r} with {agent!r}; choose another --out")
+        latest[(str(record["task_id"]), int(record["attempt"]))] = record
+    return [r for key, r in latest.items() if key in planned and is_scored(r)]
+
+
+def _write_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(to_jsonable(record), ensure_ascii=False) + "\n")
+    os.replace(temporary, path)
 
 
 def select_tasks(env_id: str, tasks: str | Sequence[str], env_kwargs: dict[str, Any]) -> list[str]:
@@ -245,7 +421,14 @@ def format_summary(summary: dict[str, Any]) -> str:
     metrics = [k for k in summary if k.startswith(("pass@", "pass^"))] + ["mean_score", "success_rate"]
     head.append("  ".join(f"{k}={summary[k]:.3f}" for k in metrics if isinstance(summary.get(k), float)))
     low, high = summary["mean_score_ci95"]
-    head.append(f"mean score 95% CI [{low:.3f}, {high:.3f}]; errors: {summary.get('errors', 0)}")
+    head.append(f"mean score 95% CI [{low:.3f}, {high:.3f}]; errors: {summary.get('errors', 0)}; "
+                f"infrastructure failures (not scored): {summary.get('infra_failures', 0)}")
+    ledger = summary.get("ledger")
+    if ledger:
+        cost = f", cost ${ledger['cost_usd']:.4f}" if ledger.get("cost_usd") is not None else ""
+        head.append(f"model calls: {ledger['calls']} ({ledger['cached_calls']} from cache, {ledger['retries']} retries, "
+                    f"{ledger['reprompts']} re-prompts); tokens: {ledger['prompt_tokens']} prompt + "
+                    f"{ledger['completion_tokens']} completion{cost}")
     lines = head
     for name, table in summary.get("breakdowns", {}).items():
         lines += ["", *format_table(f"by {name}", table)]
