@@ -43,3 +43,29 @@ def is_running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def descendant_count() -> int:
+    """How many processes descend from this test process (other work on the machine does not count)."""
+    import psutil
+
+    try:
+        return len(psutil.Process().children(recursive=True))
+    except psutil.Error:
+        return 0
+
+
+def descendants_at_most(limit: int) -> int:
+    """This process's descendant count once it is at most ``limit`` (killed sandboxes are reaped in
+    background threads); fails if it stays above."""
+    return wait_until(descendant_count, check=lambda n: n <= limit, what=f"at most {limit} processes below this test")
+
+
+def descendant_baseline(settle: float = 2.0) -> int:
+    """Processes below this test before it starts its own: 0 once earlier tests' sandboxes are reaped,
+    else (after ``settle`` seconds) as many as are left. A baseline to count from, not an assertion."""
+    try:
+        return wait_until(descendant_count, check=lambda n: n == 0, what="no processes below this test",
+                          timeout=settle)
+    except AssertionError:
+        return descendant_count()

@@ -15,8 +15,8 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
 import pytest
+from _wait import descendant_baseline, descendant_count, descendants_at_most
 
 from mmenvs.sandbox import PythonSandbox
 from mmenvs.sandbox.isolation import find_bwrap, probe_bwrap
@@ -380,34 +380,12 @@ def test_malicious_pickle_value_is_never_unpickled(host: Host) -> None:
 # Layer 3: limits
 # --------------------------------------------------------------------------------------------
 
-def _our_processes() -> int:
-    """Processes descending from this test process (the sandbox's pid namespace stays below bwrap).
-
-    Counting our own descendants, not all host processes, keeps the test independent of whatever
-    else runs on the machine.
-    """
-    try:
-        return len(psutil.Process().children(recursive=True))
-    except psutil.Error:
-        return 0
-
-
-def _settles_to(limit: int, within: float = 10.0) -> int:
-    """Our process count once killed workers are reaped (that happens in a background thread)."""
-    deadline = time.monotonic() + within
-    n = _our_processes()
-    while n > limit and time.monotonic() < deadline:
-        time.sleep(0.05)
-        n = _our_processes()
-    return n
-
-
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("policy", [True, False])
 def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
     code = "import os\nwhile True:\n    os.fork()"
     # A baseline, not zero: in a full run other tests' objects may still own processes.
-    base = _settles_to(0, within=2.0)
+    base = descendant_baseline()
     with make(enforce_policy=policy, max_processes=32, timeout=10, isolation=mode) as sb:
         if sb.process_limit == "none":
             pytest.skip("root without a writable pids cgroup: no process limit can bind on this machine")
@@ -417,7 +395,7 @@ def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
         t = threading.Thread(target=lambda: res_box.append(sb.run(code)))
         t.start()
         while t.is_alive():
-            peak.append(_our_processes())
+            peak.append(descendant_count())
             time.sleep(0.01)
         t.join()
         res = res_box[0]
@@ -434,8 +412,8 @@ def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
             assert again.value == "0", again.text
         assert_next_run_works(sb, res, state_kept=True)
         # Worker and spare (bwrap, bwrap init, python each): nothing left over.
-        assert _settles_to(base + 6) - base <= 6
-    assert _settles_to(base) <= base
+        assert descendants_at_most(base + 6) - base <= 6
+    assert descendants_at_most(base) <= base
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -446,14 +424,14 @@ def test_fork_bomb_that_ignores_errors_is_stopped_by_the_timeout(host: Host, mod
             "        os.fork()\n"
             "    except OSError:\n"
             "        pass")
-    base = _settles_to(0, within=2.0)
+    base = descendant_baseline()
     with make(enforce_policy=False, max_processes=16, timeout=1.0, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run(code)
         assert res.error_kind == "timeout"
         assert_next_run_works(sb, res, state_kept=False)
-        assert _settles_to(base + 6) - base <= 6
-    assert _settles_to(base) <= base
+        assert descendants_at_most(base + 6) - base <= 6
+    assert descendants_at_most(base) <= base
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -476,7 +454,7 @@ def test_endless_computation_times_out_and_restarts(host: Host, code: str, mode:
         sb.run("canary_var = 41")
         t0 = time.monotonic()
         res = sb.run(code)
-        assert time.monotonic() - t0 < 5
+        assert time.monotonic() - t0 < 60  # whatever the load, far sooner than the code would end: stopped
         assert res.error_kind == "timeout"
         assert res.error.startswith("TimeoutError: the code ran longer than 1 s")
         assert_next_run_works(sb, res, state_kept=False)

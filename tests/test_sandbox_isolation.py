@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
+from _wait import wait_until
 
 from mmenvs.sandbox import isolation as iso
 
@@ -65,13 +65,11 @@ def test_find_bwrap_honours_argument_and_environment(monkeypatch: pytest.MonkeyP
 
 
 def test_process_tree_lists_descendants() -> None:
-    proc = subprocess.Popen(["/bin/sh", "-c", "sleep 5 & sleep 5 & wait"])
+    proc = subprocess.Popen(["/bin/sh", "-c", "sleep 300 & sleep 300 & wait"])
     try:
-        deadline = time.monotonic() + 5
-        tree = iso.process_tree(proc.pid)
-        while len(tree) < 3 and time.monotonic() < deadline:
-            time.sleep(0.01)
-            tree = iso.process_tree(proc.pid)
+        # the shell forks its two children on its own time
+        tree = wait_until(lambda: iso.process_tree(proc.pid), check=lambda tree: len(tree) >= 3,
+                          what="the shell and its two sleeps")
         assert tree[0] == proc.pid and len(tree) == 3
     finally:
         for pid in iso.process_tree(proc.pid)[1:]:
@@ -85,22 +83,23 @@ def test_pids_cgroup_limits_forks_and_cleans_up() -> None:
     if cg is None:
         pytest.skip("no writable pids cgroup hierarchy on this machine")
     try:
-        code = ("import os, time\n"
+        code = ("import os, sys, time\n"
+                "sys.stdin.readline()  # forks only once the test has put this process in the cgroup\n"
                 "n = 0\n"
                 "try:\n"
                 "    for _ in range(20):\n"
                 "        if os.fork() == 0:\n"
                 "            os.close(1)  # let the test read the parent's output without waiting\n"
-                "            time.sleep(5)\n"
+                "            time.sleep(300)  # killed by cg.remove()\n"
                 "            os._exit(0)\n"
                 "        n += 1\n"
                 "except OSError:\n"
                 "    pass\n"
                 "print(n)\n")
-        proc = subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(0.3)\n" + code],
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([sys.executable, "-S", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True)
         cg.add(proc.pid)
-        out, _ = proc.communicate(timeout=20)
+        out, _ = proc.communicate("go\n", timeout=60)
         assert int(out) == 3  # 4 tasks in all: the python process and three children
         assert len(cg.pids()) == 3  # the children still sleep inside the cgroup
     finally:

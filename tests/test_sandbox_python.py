@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _wait import is_running, wait_until
 
 from mmenvs.sandbox import (
     DEFAULT_ALLOWED_IMPORTS,
@@ -224,20 +225,24 @@ def test_non_string_code_is_an_error_not_an_exception(sb: PythonSandbox) -> None
 
 
 def test_timeout_in_rlimit_only_mode_kills_children_too(tmp_path: Path) -> None:
-    marker = tmp_path / "late"
-    with PythonSandbox(isolation="rlimit-only", enforce_policy=False, timeout=0.5) as sb:
+    pid_file = tmp_path / "child.pid"
+    with PythonSandbox(isolation="rlimit-only", enforce_policy=False, timeout=3) as sb:
         assert sb.process_limit in ("cgroup", "rlimit")
         res = sb.run("import os, time\n"
+                     "ready_r, ready_w = os.pipe()\n"
                      "if os.fork() == 0:\n"
-                     "    os.setsid()\n"
-                     "    time.sleep(1.5)\n"
-                     f"    open({str(marker)!r}, 'w').write('x')\n"
+                     "    os.setsid()  # out of the worker's process group\n"
+                     f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+                     "    os.write(ready_w, b'x')\n"
+                     "    time.sleep(600)\n"
                      "    os._exit(0)\n"
-                     "while True:\n    pass")
+                     "os.read(ready_r, 1)  # the child is up and has written its pid\n"
+                     "time.sleep(600)")
         assert res.error_kind == "timeout" and res.restarted
-    import time
-    time.sleep(1.8)
-    assert not marker.exists()
+        assert pid_file.exists(), "the child did not start within the 3 s timeout"
+        child = int(pid_file.read_text())
+        # killed by the timeout, not by close()
+        wait_until(lambda: not is_running(child), what=f"the worker's child (pid {child}) to be killed")
 
 
 def test_rlimit_only_worker_gets_empty_environment(monkeypatch: pytest.MonkeyPatch) -> None:
