@@ -1,10 +1,18 @@
 """The hand-written tools of every app; importing this package registers them in ``tools.REGISTERED``.
 
-One module per group of apps: ``personal`` (contacts, messaging, phone, reminders, profile),
-``organizer`` (calendar, settings, notes, todo), ``commerce`` (email, payments, expenses, shopping),
-``media`` (music, files, photos) and ``visual`` (the image tools of the paper's Table 13).
+One module per domain, named for the app whose tools it holds (``contacts``, ``messaging``, ``phone``,
+``reminders``, ``calendar``, ``settings``, ``notes``, ``todo``, ``email``, ``payments``, ``expenses``,
+``shopping``, ``music``, ``files``, ``profile``, ``photos``) and ``visual`` (the image tools of the
+paper's Table 13); ``shared`` holds the checks several domains use (phone numbers, email addresses,
+money amounts). The catalogue orders tools by app and name, so the import order below does not matter.
 """
 
-from . import commerce, media, organizer, personal, visual  # noqa: F401
+from . import (  # noqa: F401
+    calendar, contacts, email, expenses, files, messaging, music, notes, payments, phone, photos, profile, reminders,
+    settings, shopping, todo, visual,
+)
 
-__all__ = ["commerce", "media", "organizer", "personal", "visual"]
+__all__ = [
+    "calendar", "contacts", "email", "expenses", "files", "messaging", "music", "notes", "payments", "phone", "photos",
+    "profile", "reminders", "settings", "shopping", "todo", "visual",
+]
