@@ -164,19 +164,33 @@ def run(env_ids: Sequence[str] | None = None, *, workloads: bool = True, timeout
     for env_id in ids:
         rows += _in_subprocess("env", env_id, timeout)
     if workloads:
-        wanted = {i.split("-")[0].lower() for i in ids}
-        for module in workload_modules():
-            # With explicit ids, keep only the workloads of those benchmarks (plus the shared sandbox).
-            package = module.split(".")[1]
-            if env_ids and not (package == "sandbox" or any(_package_matches(package, w) for w in wanted)):
-                continue
+        for module in workload_modules_for(env_ids):
             rows += _in_subprocess("workloads", module, timeout)
     return rows
 
 
-def _package_matches(package: str, env_stem: str) -> bool:
-    aliases = {"vtc": "vtcbench", "toolsandbox": "mmtoolsandbox", "macagent": "macagent", "debug": "debugecho"}
-    return aliases.get(package, package) == env_stem
+def env_packages() -> dict[str, str]:
+    """``{env id: the mmenvs package that implements it}``, read from each declared env's entry point
+    (``mmenvs.vtc.env:VTCBenchEnv`` -> ``vtc``); an env implemented outside ``mmenvs`` has no package."""
+    from mmenvs.core.registry import env_specs
+
+    packages = {}
+    for spec in env_specs():
+        module = spec.entry_point.split(":", 1)[0].split(".")
+        if len(module) > 1 and module[0] == "mmenvs":
+            packages[spec.id] = module[1]
+    return packages
+
+
+def workload_modules_for(env_ids: Sequence[str] | None) -> list[str]:
+    """The workload modules to run: all of them without ``env_ids``; with ids, those of the packages that
+    implement the ids, plus the shared code sandbox's."""
+    modules = workload_modules()
+    if not env_ids:
+        return modules
+    packages = env_packages()
+    wanted = {"sandbox"} | {packages[i] for i in env_ids if i in packages}
+    return [m for m in modules if m.split(".")[1] in wanted]
 
 
 def format_rows(rows: Sequence[dict[str, Any]]) -> str:
