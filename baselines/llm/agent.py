@@ -413,7 +413,8 @@ class LLMAgent:
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         """Exponential backoff with jitter, at least the server's Retry-After, at most ``backoff_max``."""
-        exponential = tenacity.wait_exponential_jitter(initial=self.backoff, max=self.backoff_max, jitter=self.backoff)(state)
+        exponential = tenacity.wait_exponential(multiplier=self.backoff, max=self.backoff_max)(state) \
+            + tenacity.wait_random(0, self.backoff)(state)
         retry_after = 0.0
         error = state.outcome.exception() if state.outcome else None
         response = getattr(error, "response", None)

@@ -14,7 +14,8 @@ assistant's text) or a dict ``{"content": str | None, "tool_calls": [{"name": ..
 Answers carry ``usage`` (a deterministic count: words of the text parts, plus ``IMAGE_TOKENS`` per
 image) and tool-call ids ``call_0``, ``call_1``, …. Faults are queued per request: ``fail(429, times=2)``,
 ``hang(times=1, seconds=30)`` (no answer until the client gives up), ``drop()`` (connection closed
-without an answer), and ``die()`` stops the server so later requests are refused. ``GET /v1/models``
+without an answer), and ``die()`` stops the server so later requests are refused; a policy may also
+raise ``ServerFault(status)`` to fail one request it recognises. ``GET /v1/models``
 lists the one model. Only the standard library is used (``http.server`` in a thread).
 """
 
@@ -33,6 +34,15 @@ IMAGE_TOKENS = 85
 
 Reply = Union[str, Mapping[str, Any]]
 Policy = Callable[[dict[str, Any]], Reply]
+
+
+class ServerFault(Exception):
+    """Raised by a policy to answer this request with HTTP ``status`` (a per-request fault, e.g. for
+    one task only); ``retry_after`` adds a Retry-After header."""
+
+    def __init__(self, status: int = 500, retry_after: float | None = None) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status, self.retry_after = int(status), retry_after
 
 
 class PolicyExhausted(RuntimeError):
@@ -287,12 +297,13 @@ def _make_handler(owner: OpenAITestServer) -> type[BaseHTTPRequestHandler]:
                     pass
                 return
             if fault is not None:
-                kind = "rate_limit_error" if fault.status == 429 else "server_error"
-                headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
-                self._send(fault.status, _error_body(f"injected fault: HTTP {fault.status}", kind), headers)
+                self._fault(fault)
                 return
             try:
                 body = owner._complete(request)
+            except ServerFault as exc:
+                self._fault(_Fault("status", status=exc.status, retry_after=exc.retry_after))
+                return
             except PolicyExhausted as exc:
                 self._send(400, _error_body(str(exc), "invalid_request_error", "policy_exhausted"))
                 return
@@ -300,6 +311,11 @@ def _make_handler(owner: OpenAITestServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error_body(f"scripted policy raised {type(exc).__name__}: {exc}", "invalid_request_error", "policy_error"))
                 return
             self._send(200, body)
+
+        def _fault(self, fault: _Fault) -> None:
+            kind = "rate_limit_error" if fault.status == 429 else "server_error"
+            headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            self._send(fault.status, _error_body(f"injected fault: HTTP {fault.status}", kind), headers)
 
         def _send(self, status: int, body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> None:
             data = json.dumps(body).encode("utf-8")
@@ -332,5 +348,5 @@ def tool_calls(*calls: tuple[str, Mapping[str, Any]], content: str | None = None
     return {"content": content, "tool_calls": [{"name": n, "arguments": dict(a)} for n, a in calls]}
 
 
-__all__ = ["IMAGE_TOKENS", "OpenAITestServer", "PolicyExhausted", "count_tokens", "image_urls", "prompt_tokens",
+__all__ = ["IMAGE_TOKENS", "OpenAITestServer", "PolicyExhausted", "ServerFault", "count_tokens", "image_urls", "prompt_tokens",
            "replay", "serve", "tool_call", "tool_calls"]
