@@ -15,7 +15,7 @@ Fields of a seed task::
     setup               ordered steps: {"type": "shell", "command"} | {"type": "applescript", "script"}
                         | {"type": "file", "path", "content" | "generator": {"name", "args"}}
                         | {"type": "open_app", "app"}
-    checkpoints         [{"name", "tag", "getter", "metric"}]  (see checkpoints.py)
+    checkpoints         [{"name", "tag", "getter", "metric"}]  (see checkpoints/)
     reference_solution  list of actions in the env grammar (actions.py)
     params              {"name": [values…] | {"range": [lo, hi]} | {"template": "…{{other}}…"}}
     web_pages           optional {"url": "html"}: the offline web Safari (and curl) serve for this task
