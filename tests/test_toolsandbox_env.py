@@ -495,3 +495,98 @@ def test_scenario_cache_is_bounded():
         assert first.id == ids[0] and ids[5] not in env.unwrapped._scenarios
     finally:
         env.close()
+
+
+# --- the MMEnv hooks: images new to the agent, fresh evaluation details, one sandbox, one episode state
+def test_info_images_name_each_usable_image_once(tool_env: MMToolSandboxEnv) -> None:
+    data = _valid()
+    data["id"] = "gallery_and_card"
+    data["images"]["old"] = {"generator": "rendered", "kind": "business_card", "seed": 3, "facts": {"name": "Ada Quinn", "company": "Quinn & Co"}}
+    data["initial_entities"]["photos"] = [{"image_id": "{image:old}", "album": "Scans"}]
+    obs, info = tool_env.reset(options={"task": data})
+    assert info["images"] == ["img_0", "img_1"]  # the first message's card and the gallery photo, by number
+    obs, *_, info = tool_env.step({"name": "search_tools", "arguments": {"query": "crop image"}})
+    assert info["images"] == []
+    obs, *_, info = tool_env.step({"name": "crop_image", "arguments": {"image_id": "img_0", "bbox": [0, 0, 500, 500]}})
+    assert info["action_error"] is None and info["images"] == ["img_2"]  # a tool's image is the agent's at once
+    obs, _, terminated, _, info = tool_env.step("Done.")
+    assert terminated and info["images"] == []
+    obs, _, _, _, info = tool_env.step("Are you there?")
+    assert info["action_error_kind"] == "episode_over" and info["images"] == []
+
+
+def test_info_images_after_a_user_message_are_its_new_images_only(tool_env: MMToolSandboxEnv) -> None:
+    obs, info = tool_env.reset(options={"task_id": "expenses_trip_receipts"})
+    assert info["images"] == ["img_0"]  # img_1 is stored too, but the user sends it later
+    obs, *_, info = tool_env.step("Added the groceries.")
+    assert info["images"] == ["img_1"] and info["user"]
+    obs, *_, info = tool_env.step({"name": "search_tools", "arguments": {"query": "expenses"}})
+    assert info["images"] == []  # not named twice
+
+
+def test_step_info_never_carries_a_stale_entity_diff(tool_env: MMToolSandboxEnv) -> None:
+    obs, info = tool_env.reset(options={"task_id": "contacts_business_card"})
+    assert info["entity_diff"]["side_effects"] == [] and info["side_effects"] == [] and info["recall"] == 0.0
+    steps = [{"name": "search_tools", "arguments": {"query": "contacts create contact"}},
+             {"name": "contacts_create_contact", "arguments": {"name": "Tomasz Kowalczyk", "phone_number": "+1-555-0187", "email": "t.kowalczyk@brightline.io",
+                                                               "company": "Brightline Labs", "job_title": "Senior Data Engineer", "relationship": "coworker"}}]
+    for step in steps:  # "final" reward mode: these steps are not evaluated, so the reset's details would be stale
+        obs, _, terminated, _, info = tool_env.step(step)
+        assert info["action_error"] is None and not terminated
+        assert "entity_diff" not in info and "side_effects" not in info
+    obs, _, terminated, _, info = tool_env.step("Done.")
+    assert terminated and info["recall"] == pytest.approx(1.0) and info["side_effects"] == []
+    assert info["entity_diff"] == tool_env.evaluation.details["entity_diff"]
+    assert info["entity_diff"] is not tool_env.evaluation.details["entity_diff"]  # a copy: infos share no objects
+
+
+def test_progress_mode_reports_the_entity_diff_every_step() -> None:
+    env = gym.make("MMToolSandbox-v0", mode="tool", reward_mode="progress").unwrapped
+    try:
+        env.reset(options={"task_id": "contacts_business_card"})
+        _, _, _, _, info = env.step({"name": "search_tools", "arguments": {"query": "notes create note"}})
+        _, _, _, _, info = env.step({"name": "notes_create_note", "arguments": {"title": "met Tomasz"}})
+        assert info["side_effects"] == [{"table": "notes", "op": "create", "id": 1}] and "entity_diff" in info
+    finally:
+        env.close()
+
+
+def test_sandbox_options_configure_the_one_code_sandbox() -> None:
+    env = gym.make("MMToolSandbox-v0", sandbox_options={"timeout": 2.5, "isolation": "rlimit-only"}).unwrapped
+    try:
+        env.reset(options={"task_id": "contacts_business_card"})
+        assert not env.sandbox_started  # started by the first code action
+        _, _, _, _, info = env.step("```python\nkept = 41\nprint(kept + 1)\n```")
+        assert env.sandbox.timeout == 2.5 and env.sandbox.isolation == "rlimit-only" == info["sandbox"]
+        obs, _, _, _, info = env.step("```python\nprint(kept)\n```")
+        assert "41" in obs["text"]
+        env.reset(options={"task_id": "contacts_business_card"})  # MMEnv resets the sandbox: variables are gone
+        obs, _, _, _, info = env.step("```python\nprint(kept)\n```")
+        assert "NameError" in obs["text"]
+    finally:
+        env.close()
+    env = gym.make("MMToolSandbox-v0").unwrapped
+    try:
+        assert env.sandbox.timeout == 10.0  # the env's default (sandbox_defaults)
+    finally:
+        env.close()
+    with pytest.raises(TypeError, match="sandbox_timeout"):
+        gym.make("MMToolSandbox-v0", sandbox_timeout=3.0)
+    with pytest.raises(ValueError, match="unknown keys \\['tiemout'\\]"):
+        gym.make("MMToolSandbox-v0", sandbox_options={"tiemout": 3.0})
+
+
+def test_each_reset_makes_a_fresh_episode_state(code_env: MMToolSandboxEnv) -> None:
+    from mmenvs.toolsandbox.env import ToolSandboxEpisode
+
+    obs, info = code_env.reset(options={"task_id": "contacts_business_card"})
+    code_env.step("```python\nimport subprocess\n```")  # a guardrail violation
+    obs, *_ = code_env.step(code_env.oracle_action(obs, info))
+    last = code_env.episode
+    assert last.actions and last.guardrail_violations == 1 and last.oracle_cursor > 0 and not last.pristine
+    obs, info = code_env.reset(options={"task_id": "contacts_business_card"})
+    episode = code_env.episode
+    assert isinstance(episode, ToolSandboxEpisode) and episode is not last and code_env.world is episode.world is not last.world
+    assert (episode.actions, episode.guardrail_violations, episode.oracle_cursor, episode.pristine) == ([], 0, 0, True)
+    assert episode.messages == 1 and [t["role"] for t in episode.transcript] == ["user"] and episode.reported_images == {"img_0"}
+    assert code_env.agent_actions == [] and info["guardrail_violations"] == 0

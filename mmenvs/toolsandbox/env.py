@@ -6,12 +6,13 @@ import copy
 import json
 import re
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, clip_text, extract_code, letterbox, parse_tool_call
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, letterbox, parse_tool_call
 
 from .catalog import full_name_map, toolset_tools, ui_tools
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
@@ -24,7 +25,7 @@ from .meta import EXECUTE_TOOL, SEARCH_TOOL
 from .tools import Tool
 from .ui.tools import UIServer
 from .user import ScriptedUser, UserMessage, UserSimulator
-from .world import ToolError, World
+from .world import ToolError, World, _image_order
 
 MODES = ("code", "tool", "ui")
 #: Parsed scenarios an env keeps (template + images, ~5-15 MB each) so resets of recent ones take milliseconds.
@@ -36,6 +37,27 @@ SUITES = (*PINNED_SUITES, "handwritten", "train")
 UI_SUITES = ("benchmark", "ui-handwritten")
 _RESULT_CHARS = 20_000
 _WORDS = ("please", "done", "send", "the", "photo", "message", "contact", "event", "cart", "note", "task", "email", "pay", "ok")
+@dataclass
+class ToolSandboxEpisode:
+    """What one episode has done so far (made fresh at every reset; the env keeps tools, search, user and caches)."""
+
+    world: World | None = None  # the phone's database, images and what the agent may see
+    before: Any = None  # the world's snapshot at reset (the diff is taken against it)
+    messages: int = 0  # user messages, agent actions and tool results so far (the message budget)
+    current_image: str | None = None  # the image shown in the observation
+    obs_image: np.ndarray | None = None  # current_image letterboxed (None: not fitted yet)
+    obs_image_of: str | None = None  # the image obs_image shows
+    reported_images: set[str] = field(default_factory=set)  # visible images info["images"] has named
+    oracle_cursor: int = 0  # the next reference-solution step
+    shown_count: int = 0  # entries of world.shown_to_user already reported
+    transcript: list[dict[str, Any]] = field(default_factory=list)  # the user–agent conversation
+    actions: list[dict[str, Any]] = field(default_factory=list)  # the agent's tool calls and code runs
+    pristine: bool = True  # no tool or code has run since reset (the cached first evaluation holds)
+    evaluated_at: int = -1  # the step of the last evaluation
+    guardrail_violations: int = 0  # code runs the sandbox's static guardrail refused
+    ui: UIServer | None = None  # the UI server of mode="ui"
+
+
 _CODE_PREAMBLE = (
     "Mode: code. Reply with one ```python``` block to run it in a persistent Python sandbox where every tool is a "
     "function (find tools with search_tools(query='...'); results are returned as Python values, print what you "
@@ -103,7 +125,8 @@ class MMToolSandboxEnv(MMEnv):
     ## Arguments
     ``mode`` ("code" | "tool" | "ui"), ``suite`` (see Starting State), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
     (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
-    default), ``sandbox_timeout`` (s), ``sandbox_isolation``, ``obs_size``, ``reward_mode``,
+    default), ``sandbox_options`` (``PythonSandbox`` keyword arguments of the code sandbox, e.g.
+    ``{"timeout": 10.0, "isolation": "auto"}``; the timeout defaults to 10 s per run), ``obs_size``, ``reward_mode``,
     ``render_mode``, ``max_messages`` (overrides the scenario's message budget), ``max_steps`` (a cap on agent
     actions, as in every mmenvs env; it replaces the message budget unless ``max_messages`` is given too), ``guardrail_zero`` (True: code refused
     by the sandbox's static guardrail sets the episode's F1 to 0, as the published evaluation does;
@@ -121,7 +144,7 @@ class MMToolSandboxEnv(MMEnv):
 
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
                  pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
-                 sandbox_timeout: float = 10.0, sandbox_isolation: str = "auto", guardrail_zero: bool = True,
+                 guardrail_zero: bool = True,
                  max_messages: int | None = None, suite: str | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -151,28 +174,12 @@ class MMToolSandboxEnv(MMEnv):
         meta = ["search_tools"] + (["execute_code"] if mode != "code" else [])
         self.search = ToolSearch(self.tools, pinned=[*meta, *pinned_tools], capacity=working_set_size)
         self.user = user or ScriptedUser()
-        self.sandbox_timeout = sandbox_timeout
         self.guardrail_zero = guardrail_zero
-        self._guardrail_violations = 0
-        self.sandbox_isolation = sandbox_isolation
-        self._sandbox: Any = None
         self._kinds = column_kinds()
         # Parsed scenarios with their DB templates and rendered images, most recently used last. Bounded:
         # a run over the 258-scenario suite would otherwise keep every scenario's pixels alive.
         self._scenarios: OrderedDict[str, Scenario] = OrderedDict()
-        self.world: World | None = None
-        self._before: Any = None
-        self.messages = 0
-        self._current_image: str | None = None
-        self._oracle_cursor = 0
-        self._shown_count = 0
-        self._transcript: list[dict[str, Any]] = []
-        self._actions: list[dict[str, Any]] = []
-        self._pristine = True
-        self._evaluated_at = -1
-        self._obs_image_key: str | None = "none"
-        self._obs_image = letterbox(None, self.obs_size)
-        self.ui: UIServer | None = None
+        self.episode = ToolSandboxEpisode()
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -241,53 +248,48 @@ class MMToolSandboxEnv(MMEnv):
         return {"tables": breakdown_tables(records)}
 
     # ------------------------------------------------------------------ episode
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        observation, info = super().reset(seed=seed, options=options)
-        info["images"] = sorted(self.world.visible, key=lambda i: int(i.split("_")[1])) if self.world else []
-        return observation, info
+    @property
+    def world(self) -> World | None:
+        """The current episode's world (database, images, what the agent may see); None before the first reset."""
+        return self.episode.world
+
+    @property
+    def ui(self) -> UIServer | None:
+        """The current episode's UI server (``mode="ui"``), else None."""
+        return self.episode.ui
 
     def begin(self, task: Scenario) -> str:
-        if self.world is not None:
-            self.world.close()
-        self.world = World.from_template(task.template(), task.reference_time, self.images)
+        if self.episode.world is not None:
+            self.episode.world.close()
+        world = World.from_template(task.template(), task.reference_time, self.images)
         for key, pixels in zip(task.images, task.pixels()):
             self.images.add(pixels, op="scenario_image", meta={"key": key})
         # Images already kept on the phone (gallery photos, image files) are the agent's to use from the start.
         for table_name in ("photos", "files"):
             for row in task.initial_entities.get(table_name, []):
                 if row.get("image_id") in self.images:
-                    self.world.visible.add(row["image_id"])
+                    world.visible.add(row["image_id"])
         if "before" not in task.cache:  # every reset of a scenario starts from the same rows
-            task.cache["before"] = snapshot(self.world.conn)
-        self._before = task.cache["before"]
-        self._pristine = True
-        self._guardrail_violations = 0
-        self._obs_image_key = "none"
+            task.cache["before"] = snapshot(world.conn)
+        self.episode = ToolSandboxEpisode(world=world, before=task.cache["before"])
         self.search.reset()
         self.max_messages = self._max_messages_given or task.max_messages
-        self.messages = 0
-        self._current_image = None
-        self._oracle_cursor = 0
-        self._shown_count = 0
-        self._transcript = []
-        self._actions: list[dict[str, Any]] = []
-        if self._sandbox is not None:
-            self._sandbox.reset()
         first = self.user.start(task)
-        self.ui = UIServer(self.world, self.user.interact, self._log_user_tool) if self.mode == "ui" else None
+        if self.mode == "ui":
+            self.episode.ui = UIServer(world, self.user.interact, self._log_user_tool)
         preamble = {"code": _CODE_PREAMBLE, "tool": _TOOL_PREAMBLE, "ui": _UI_PREAMBLE}[self.mode]
         now = task.reference_time.strftime("%A %Y-%m-%d %H:%M")
         return f"{preamble}\nCurrent device time: {now}.\n\n{self._deliver(first)}"
 
     def _deliver(self, message: UserMessage) -> str:
         """Count a user message, make its images visible, and render it for the agent."""
-        self.messages += 1
+        self.episode.messages += 1
         keys = list(message.images) or self._forgotten_images(message.text)
         ids = [self.task.image_id(k) for k in keys]
         for image_id in ids:
-            self.world.visible.add(image_id)
-            self._current_image = image_id
-        self._transcript.append({"role": "user", "text": message.text, "images": ids, "kind": message.kind})
+            self.episode.world.visible.add(image_id)
+            self.episode.current_image = image_id
+        self.episode.transcript.append({"role": "user", "text": message.text, "images": ids, "kind": message.kind})
         text = f"User: {message.text}"
         if ids:
             text += f"\n[The user attached {len(ids)} image(s): {', '.join(ids)}]"
@@ -302,24 +304,24 @@ class MMToolSandboxEnv(MMEnv):
         send the query alone (the published framework attaches them the same way).
         """
         for round_ in self.task.rounds:
-            missing = [k for k in round_.provide if self.task.image_id(k) not in self.world.visible]
+            missing = [k for k in round_.provide if self.task.image_id(k) not in self.episode.world.visible]
             if missing and rouge_l_text(text, round_.query) >= 0.7:
                 return missing
         return []
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
-        self.messages += 1
+        self.episode.messages += 1
         images_before = len(self.images)
         kind, payload = self._classify(action)
         if kind == "reply":
             return self._reply(payload)
-        self._pristine = False  # a tool or code may change the world from here on
+        self.episode.pristine = False  # a tool or code may change the world from here on
         if kind == "code":
             text, info = self._run_code(payload)
-            self.messages += 1
+            self.episode.messages += 1
             return self._code_outcome(text + self._image_note(images_before), info)
         call = payload
-        self.messages += 1
+        self.episode.messages += 1
         if call.name == "execute_code":
             try:
                 arguments = EXECUTE_TOOL.bind(call.arguments)
@@ -330,10 +332,10 @@ class MMToolSandboxEnv(MMEnv):
         try:
             result = self._call(call.name, call.arguments)
         except ToolError as exc:
-            self._actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "error": str(exc)})
+            self.episode.actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "error": str(exc)})
             raise ActionError("tool_error", f"{call.name}: {exc}") from None
         text = f"Result of {call.name}:\n" + _dump(result)
-        self._actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "result": _dump(result)})
+        self.episode.actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "result": _dump(result)})
         return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info({"tool": call.name}))
 
     def _classify(self, action: str | dict[str, Any]) -> tuple[str, Any]:
@@ -368,13 +370,11 @@ class MMToolSandboxEnv(MMEnv):
     def _reply(self, text: str) -> ActionOutcome:
         if not text:
             raise ActionError("empty_reply", "An empty reply: write a message to the user, or act.")
-        self._transcript.append({"role": "agent", "text": text})
+        self.episode.transcript.append({"role": "agent", "text": text})
         message = self.user.reply(text)
-        before = set(self.world.visible)
+        # The user's images were stored at reset; info["images"] names them now, when they arrive (images_new_to_agent).
         delivered = self._deliver(message)
-        new_images = sorted(self.world.visible - before, key=lambda i: int(i.split("_")[1]))
-        # The user's images were stored at reset; they are new to the agent now, when they arrive.
-        return ActionOutcome(text=delivered, terminated=message.end, info=self._step_info({"user": message.kind, "images": new_images}))
+        return ActionOutcome(text=delivered, terminated=message.end, info=self._step_info({"user": message.kind}))
 
     def _call(self, name: str, arguments: Any) -> Any:
         """Run one tool for the agent (tool mode and code mode alike): working-set check, validation, savepoint."""
@@ -383,15 +383,15 @@ class MMToolSandboxEnv(MMEnv):
         if name == "search_tools":
             return self.search.search(**SEARCH_TOOL.bind(arguments))
         tool = self.search.require(name)
-        if self.ui is not None and tool.app == "ui":  # run by the episode's UI server (no database change)
-            return self.ui.call(name, tool.bind(arguments))
-        return tool.invoke(self.world, arguments)
+        if self.episode.ui is not None and tool.app == "ui":  # run by the episode's UI server (no database change)
+            return self.episode.ui.call(name, tool.bind(arguments))
+        return tool.invoke(self.episode.world, arguments)
 
     def _log_user_tool(self, arguments: dict[str, Any], result: dict[str, Any] | None, error: str) -> None:
         """Record the user's ``ui_user_interact`` call in the transcript (for judges; the agent gets the result)."""
         entry: dict[str, Any] = {"role": "user", "kind": "ui_user_interact", "tool": "ui_user_interact", "arguments": copy.deepcopy(arguments)}
         entry.update({"error": error} if error else {"result": copy.deepcopy(result)})
-        self._transcript.append(entry)
+        self.episode.transcript.append(entry)
 
     def _host_function(self, name: str, tool: Tool | None) -> Any:
         params = [p.name for p in (tool.params if tool is not None else SEARCH_TOOL.params)]
@@ -408,21 +408,21 @@ class MMToolSandboxEnv(MMEnv):
 
         return call
 
-    def _sandbox_instance(self) -> Any:
-        if self._sandbox is None:
-            from mmenvs.sandbox import PythonSandbox
+    def sandbox_tools(self) -> dict[str, Any]:
+        """Every tool of the toolset as a Python function, and ``search_tools`` (each call runs on the host)."""
+        functions = {name: self._host_function(name, tool) for name, tool in self.tools.items()}
+        functions["search_tools"] = self._host_function("search_tools", None)
+        return functions
 
-            functions = {name: self._host_function(name, tool) for name, tool in self.tools.items()}
-            functions["search_tools"] = self._host_function("search_tools", None)
-            self._sandbox = PythonSandbox(tools=functions, timeout=self.sandbox_timeout, isolation=self.sandbox_isolation)
-        return self._sandbox
+    def sandbox_defaults(self) -> dict[str, Any]:
+        return {"timeout": 10.0}
 
     def _run_code(self, code: str) -> tuple[str, dict[str, Any]]:
-        result = self._sandbox_instance().run(code)
-        self._actions.append({"type": "code", "code": code, "output": result.text, "error_kind": result.error_kind,
+        result = self.sandbox.run(code)
+        self.episode.actions.append({"type": "code", "code": code, "output": result.text, "error_kind": result.error_kind,
                               "tool_calls": [{k: c.get(k) for k in ("name", "args", "kwargs", "ok", "error")} for c in result.tool_calls]})
         if result.error_kind == "policy":  # code the static guardrail refused (blocked import or call)
-            self._guardrail_violations += 1
+            self.episode.guardrail_violations += 1
         calls = [c["name"] for c in result.tool_calls]
         text = "Execution result:\n" + result.text
         info: dict[str, Any] = {"code_error_kind": result.error_kind, "code_tool_calls": calls}
@@ -442,11 +442,11 @@ class MMToolSandboxEnv(MMEnv):
         notes = []
         made = self.images.ids_since(images_before)
         if made:
-            self._current_image = made[-1]
-        if self.world.viewed:
-            self._current_image = self.world.viewed[-1]
-            notes.append(f"[Showing image {self.world.viewed[-1]} in the observation]")
-            self.world.viewed.clear()
+            self.episode.current_image = made[-1]
+        if self.episode.world.viewed:
+            self.episode.current_image = self.episode.world.viewed[-1]
+            notes.append(f"[Showing image {self.episode.world.viewed[-1]} in the observation]")
+            self.episode.world.viewed.clear()
         return ("\n" + "\n".join(notes)) if notes else ""
 
     def _step_info(self, extra: dict[str, Any]) -> dict[str, Any]:
@@ -456,43 +456,54 @@ class MMToolSandboxEnv(MMEnv):
         if reference:
             info["surfaced_recall"] = len(reference & set(self.search.surfaced)) / len(reference)
             info["invoked_recall"] = len(reference & set(self.search.invoked)) / len(reference)
-        info["messages"] = self.messages
+        info["messages"] = self.episode.messages
         info["user_state"] = self.user.state()
-        if self.ui is not None:
-            info["ui"] = dict(self.ui.counts)
-        new_shown = self.world.shown_to_user[self._shown_count:]
+        if self.episode.ui is not None:
+            info["ui"] = dict(self.episode.ui.counts)
+        new_shown = self.episode.world.shown_to_user[self.episode.shown_count:]
         if new_shown:
             info["shown_to_user"] = list(new_shown)
-            self._shown_count = len(self.world.shown_to_user)
+            self.episode.shown_count = len(self.episode.world.shown_to_user)
         return info
 
-    def _info(self, **kwargs: Any) -> dict[str, Any]:
-        info = super()._info(**kwargs)
+    def images_new_to_agent(self, stored: list[str]) -> list[str]:
+        """The images the agent may use that no earlier ``info["images"]`` named: at reset the gallery's and the
+        first message's, after a reply the user's newly attached ones, after a tool the ones it made (tools make
+        their images visible at once). The user's images were all stored at reset: ``stored`` would name them early."""
+        episode = self.episode
+        if episode.world is None:
+            return []
+        new = sorted(episode.world.visible - episode.reported_images, key=_image_order)
+        episode.reported_images.update(new)
+        return new
+
+    def evaluation_info(self) -> dict[str, Any]:
         # In "final" reward mode the evaluation is refreshed only at reset and at the episode's end: the
         # per-change details are reported when fresh (then copied, so infos never share objects).
-        fresh = getattr(self, "_evaluated_at", -1) == self.steps
+        details = dict(self.evaluation.details)
+        fresh = self.episode.evaluated_at == self.steps
         for key in ("entity_diff", "side_effects"):
-            if key not in info:
-                continue
-            if fresh:
-                info[key] = copy.deepcopy(info[key])
-            else:
-                del info[key]
-        return info
+            if key in details:
+                if fresh:
+                    details[key] = copy.deepcopy(details[key])
+                else:
+                    del details[key]
+        return details
 
-    def _observation(self, text: str) -> dict[str, Any]:
+    def observation_image(self) -> np.ndarray:
         # The letterboxed image changes only when the current image does: reuse it between steps.
-        if self._obs_image_key != self._current_image:
-            record = None if self._current_image is None else self.images.record(self._current_image)
+        episode = self.episode
+        if episode.obs_image is None or episode.obs_image_of != episode.current_image:
+            record = None if episode.current_image is None else self.images.record(episode.current_image)
             if record is not None and record.op == "scenario_image":  # the same pixels every episode
                 key = ("letterboxed", record.meta["key"], self.obs_size)
                 if key not in self.task.cache:
                     self.task.cache[key] = letterbox(record.array, self.obs_size)
-                self._obs_image = self.task.cache[key]
+                episode.obs_image = self.task.cache[key]
             else:
-                self._obs_image = letterbox(self.frame(), self.obs_size)
-            self._obs_image_key = self._current_image
-        return {"text": clip_text(text, self.text_max_length), "image": self._obs_image.copy()}
+                episode.obs_image = letterbox(self.frame(), self.obs_size)
+            episode.obs_image_of = episode.current_image
+        return episode.obs_image.copy()
 
     def callable_tool_specs(self) -> list[dict[str, Any]]:
         """Specs (name, app, description, JSON schema) of what the agent may call now: the pinned meta
@@ -504,69 +515,69 @@ class MMToolSandboxEnv(MMEnv):
     @property
     def transcript(self) -> list[dict[str, Any]]:
         """The user–agent conversation so far (role, text, image ids), e.g. for an LLM user or judge."""
-        return copy.deepcopy(self._transcript)
+        return copy.deepcopy(self.episode.transcript)
 
     @property
     def agent_actions(self) -> list[dict[str, Any]]:
         """The agent's tool calls (name, arguments, result or error) and code runs (code, output, the
         tool calls it made), in order: the "agent actions" an LLM judge reads."""
-        return copy.deepcopy(self._actions)
+        return copy.deepcopy(self.episode.actions)
 
     def budget_exhausted(self) -> bool:
         # An explicit max_steps is the contract's cap on agent actions and replaces the message budget
         # (unless max_messages is given too); by default the scenario's message budget applies.
         if self._max_steps_given:
-            return self.steps >= self.max_steps or (self._max_messages_given is not None and self.messages >= self.max_messages)
-        return self.messages >= self.max_messages
+            return self.steps >= self.max_steps or (self._max_messages_given is not None and self.episode.messages >= self.max_messages)
+        return self.episode.messages >= self.max_messages
 
     def frame(self) -> np.ndarray | None:
-        return None if self._current_image is None else self.images.get(self._current_image)
+        return None if self.episode.current_image is None else self.images.get(self.episode.current_image)
 
     def evaluate(self) -> Evaluation:
-        self._evaluated_at = self.steps
-        if self._pristine and "initial_evaluation" in self.task.cache:  # nothing ran since reset
-            cached = self.task.cache["initial_evaluation"]  # _info copies the details it reports
+        self.episode.evaluated_at = self.steps
+        if self.episode.pristine and "initial_evaluation" in self.task.cache:  # nothing ran since reset
+            cached = self.task.cache["initial_evaluation"]  # evaluation_info copies the details it reports
             return Evaluation(cached.score, cached.success, cached.details)
-        result = score_entity_diff(self._before, snapshot(self.world.conn), self.task.specs, self._kinds)
+        result = score_entity_diff(self.episode.before, snapshot(self.episode.world.conn), self.task.specs, self._kinds)
         details = result.to_info()
         # As in the published evaluation, code that tripped a sandbox guardrail zeroes the episode's F1.
-        failed = self.guardrail_zero and self._guardrail_violations > 0
+        failed = self.guardrail_zero and self.episode.guardrail_violations > 0
         f1 = 0.0 if failed else float(result.f1)
         evaluation = Evaluation(f1, bool(f1 >= 1.0 - 1e-9), {
             "entity_f1": f1, "entity_f1_measured": float(result.f1), "precision": float(result.precision),
-            "recall": float(result.recall), "guardrail_violations": self._guardrail_violations,
+            "recall": float(result.recall), "guardrail_violations": self.episode.guardrail_violations,
             "entity_diff": details, "side_effects": details["side_effects"],
         })
-        if self._pristine:
+        if self.episode.pristine:
             self.task.cache["initial_evaluation"] = copy.deepcopy(evaluation)
         return evaluation
 
     # ------------------------------------------------------------------ agents
     def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
         steps = self.task.reference_solution
-        if self._oracle_cursor >= len(steps):
+        if self.episode.oracle_cursor >= len(steps):
             return steps[-1]["say"] if "say" in steps[-1] else "Done."
-        step = steps[self._oracle_cursor]
+        step = steps[self.episode.oracle_cursor]
         if "say" in step:
-            self._oracle_cursor += 1
+            self.episode.oracle_cursor += 1
             return step["say"]
         if self.mode != "code":
             name, arguments = self._oracle_call(step)
             if name not in self.search.working:
                 return json.dumps({"name": "search_tools", "arguments": self._oracle_search(name)})
-            self._oracle_cursor += 1
+            self.episode.oracle_cursor += 1
             return json.dumps({"name": name, "arguments": arguments})
         lines = []
         planned: set[str] = set(self.search.working)
-        while self._oracle_cursor < len(steps) and "tool" in steps[self._oracle_cursor]:
-            name, arguments = self._oracle_call(steps[self._oracle_cursor])
+        while self.episode.oracle_cursor < len(steps) and "tool" in steps[self.episode.oracle_cursor]:
+            name, arguments = self._oracle_call(steps[self.episode.oracle_cursor])
             if name not in planned:
                 search = self._oracle_search(name)
                 lines.append(f"search_tools(query={search['query']!r}, page={search['page']})")
                 planned.add(name)
             call = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
             lines.append(f"print({name}({call}))")
-            self._oracle_cursor += 1
+            self.episode.oracle_cursor += 1
         return "```python\n" + "\n".join(lines) + "\n```"
 
     def _oracle_call(self, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -601,16 +612,10 @@ class MMToolSandboxEnv(MMEnv):
             return " ".join(_WORDS[int(i)] for i in rng.integers(len(_WORDS), size=int(rng.integers(1, 8))))
         return "```python\nprint(1 + 1)\n```" if self.mode == "code" else json.dumps({"name": "execute_code", "arguments": {"code": "print(1)"}})
 
-    def sandbox_in_use(self) -> str | None:
-        return None if self._sandbox is None else self._sandbox.isolation
-
     def shutdown(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
-        if self.world is not None:
-            self.world.close()
-            self.world = None
+        if self.episode.world is not None:
+            self.episode.world.close()
+        self.episode = ToolSandboxEpisode()
 
 
 def _random_value(annotation: Any, rng: np.random.Generator) -> Any:
