@@ -222,7 +222,7 @@ def _openai_tool_call(call: Mapping[str, Any]) -> dict[str, Any]:
 def observation_images(env: gym.Env, obs: Mapping[str, Any], info: Mapping[str, Any]) -> list[tuple[str, np.ndarray]]:
     """The images new this step, full resolution from the env's image store (``info["images"]``
     names them); an env without a store gives its observation image when the step reports new ones."""
-    store = getattr(env.unwrapped, "images", None)
+    store = getattr(getattr(env, "unwrapped", env), "images", None)
     new_ids = list(info.get("images") or [])
     if store is not None and hasattr(store, "rgb"):
         return [(image_id, store.rgb(image_id)) for image_id in new_ids if image_id in store]
@@ -260,7 +260,7 @@ def tool_call_action(env: gym.Env | None, name: str, arguments: str | Mapping[st
         parsed = dict(arguments)
     if not isinstance(parsed, dict):
         raise ToolCallError(f"The arguments of your call to {name!r} must be a JSON object, got {type(parsed).__name__}.")
-    hook = getattr(env.unwrapped, "tool_call_action", None) if env is not None else None
+    hook = getattr(getattr(env, "unwrapped", env), "tool_call_action", None) if env is not None else None
     if callable(hook):
         return hook(name, parsed)
     return {"name": name, "arguments": parsed}
