@@ -196,6 +196,18 @@ def test_phone_calls_and_alarms(world: World) -> None:
     fails(world, "phone_make_call", "cellular is off", phone_number="+1-555-0142")
 
 
+def test_messages_and_calls_between_two_times(world: World) -> None:
+    # Both tools read rows of their table whose time column lies in [start, end], ends included.
+    assert [m["content"] for m in call(world, "messaging_list_messages_between", start="2025-03-09T12:00:00", end="2025-03-09T12:00:00")] == ["Lunch?"]
+    assert call(world, "messaging_list_messages_between", start="2025-03-09T12:00:01", end="2025-03-10T09:00:00") == []
+    fails(world, "messaging_list_messages_between", "end must not be before start", start="2025-03-10T00:00:00", end="2025-03-09T00:00:00")
+    call(world, "phone_make_call", phone_number="+1-555-0142")  # starts now, 2025-03-10 09:00
+    calls = call(world, "phone_list_calls_between", start="2025-03-10T08:00:00", end="2025-03-10T09:00:00")
+    assert [(c["phone_number"], c["started_at"]) for c in calls] == [("+1-555-0142", "2025-03-10T09:00:00")]
+    assert call(world, "phone_list_calls_between", start="2025-03-09T00:00:00", end="2025-03-10T08:59:59") == []
+    fails(world, "phone_list_calls_between", "end must not be before start", start="2025-03-10T09:00:00", end="2025-03-10T08:00:00")
+    fails(world, "phone_list_calls_between", "start", start="yesterday", end="2025-03-10T08:00:00")
+
 def test_reminders(world: World) -> None:
     r = call(world, "reminders_add_reminder", content="Call mom", reminder_time="2025-03-11T18:00:00")
     fails(world, "reminders_add_reminder", "not in the future", content="late", reminder_time="2025-03-01T18:00:00")

@@ -3,8 +3,8 @@
 One module per domain, named for the app whose tools it holds (``contacts``, ``messaging``, ``phone``,
 ``reminders``, ``calendar``, ``settings``, ``notes``, ``todo``, ``email``, ``payments``, ``expenses``,
 ``shopping``, ``music``, ``files``, ``profile``, ``photos``) and ``visual`` (the image tools of the
-paper's Table 13); ``shared`` holds the checks several domains use (phone numbers, email addresses,
-money amounts). The catalogue orders tools by app and name, so the import order below does not matter.
+paper's Table 13); ``shared`` holds the helpers several domains use (checks of phone numbers, email
+addresses and money amounts; rows in a time range). The catalogue orders tools by app and name, so the import order below does not matter.
 """
 
 from . import (  # noqa: F401

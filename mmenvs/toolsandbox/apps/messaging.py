@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..tools import tool
-from ..world import ToolError, World, parse_datetime
-from .shared import check_phone
+from ..world import ToolError, World
+from .shared import check_phone, rows_between
 
 
 @tool("messaging", family="messaging_send")
@@ -141,7 +141,4 @@ def messaging_list_messages_between(world: World, start: str, end: str) -> list[
         start: earliest date-time (YYYY-MM-DDTHH:MM:SS)
         end: latest date-time (YYYY-MM-DDTHH:MM:SS)
     """
-    a, b = parse_datetime(start, "start"), parse_datetime(end, "end")
-    if b < a:
-        raise ToolError("end must not be before start")
-    return world.rows("messages", "sent_at >= ? AND sent_at <= ?", (a.isoformat(), b.isoformat()))
+    return rows_between(world, "messages", "sent_at", start, end)

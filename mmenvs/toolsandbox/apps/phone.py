@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..tools import tool
-from ..world import ToolError, World, parse_datetime, parse_time, validator
-from .shared import check_phone
+from ..world import ToolError, World, parse_time, validator
+from .shared import check_phone, rows_between
 
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -126,10 +126,7 @@ def phone_list_calls_between(world: World, start: str, end: str) -> list[dict[st
         start: earliest date-time (YYYY-MM-DDTHH:MM:SS)
         end: latest date-time (YYYY-MM-DDTHH:MM:SS)
     """
-    a, b = parse_datetime(start, "start"), parse_datetime(end, "end")
-    if b < a:
-        raise ToolError("end must not be before start")
-    return world.rows("calls", "started_at >= ? AND started_at <= ?", (a.isoformat(), b.isoformat()))
+    return rows_between(world, "calls", "started_at", start, end)
 
 
 @tool("phone", family="phone_alarms", kind="read")

@@ -1,10 +1,11 @@
-"""Checks several domains share: phone numbers, email addresses and money amounts."""
+"""Helpers several apps share: checks of phone numbers, email addresses and money amounts; rows in a time range."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from ..world import ToolError
+from ..world import ToolError, World, parse_datetime
 
 _PHONE = re.compile(r"^\+?[0-9][0-9 ()\-.]{5,}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -23,6 +24,14 @@ def check_email(address: str, what: str = "email address") -> str:
     if not isinstance(address, str) or not _EMAIL.match(address.strip()):
         raise ToolError(f"{what} {address!r} is not a valid email address")
     return address.strip()
+
+
+def rows_between(world: World, table_name: str, column: str, start: str, end: str) -> list[dict[str, Any]]:
+    """Rows of ``table_name`` whose date-time ``column`` lies in ``[start, end]`` (a ToolError if end is before start)."""
+    a, b = parse_datetime(start, "start"), parse_datetime(end, "end")
+    if b < a:
+        raise ToolError("end must not be before start")
+    return world.rows(table_name, f"{column} >= ? AND {column} <= ?", (a.isoformat(), b.isoformat()))
 
 
 def positive_amount(amount: float, what: str = "amount") -> float:
