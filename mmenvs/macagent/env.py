@@ -386,9 +386,11 @@ class MacAgentEnv(MMEnv):
 
     # ------------------------------------------------------------------ agents
     def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
-        """The next action of the task's reference solution (by step count), then ``DONE``."""
-        solution = self.task.reference_solution
-        return solution[self.steps] if self.steps < len(solution) else "DONE"
+        """The next action of the task's reference solution (by step count), then ``DONE``; a
+        ``click_element``/``drag_element`` step acts where the element is on screen now (solutions.py)."""
+        from mmenvs.macagent.solutions import solution_step
+
+        return solution_step(self.task, self.steps, self.backend)
 
     def random_action(self, rng: np.random.Generator) -> str | dict[str, Any]:
         """A random GUI or shell action: clicks, typing, keys and scrolls anywhere, a harmless shell command, or WAIT."""

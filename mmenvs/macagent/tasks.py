@@ -16,7 +16,8 @@ Fields of a seed task::
                         | {"type": "file", "path", "content" | "generator": {"name", "args"}}
                         | {"type": "open_app", "app"}
     checkpoints         [{"name", "tag", "getter", "metric"}]  (see checkpoints/)
-    reference_solution  list of actions in the env grammar (actions.py)
+    reference_solution  list of actions in the env grammar (actions.py), or {"click_element": {…}} /
+                        {"drag_element": {…}} steps that name an element by its accessibility name (solutions.py)
     params              {"name": [values…] | {"range": [lo, hi]} | {"template": "…{{other}}…"}}
     web_pages           optional {"url": "html"}: the offline web Safari (and curl) serve for this task
     interaction         optional "gui" | "cli" | "both": checked against the reference solution
@@ -44,6 +45,7 @@ from mmenvs.macagent.checkpoints import (
     APPLESCRIPT_OUTPUTS, GETTERS, METRICS, NO_EXPECTED, SHELL_OUTPUTS, TAGS, Checkpoint, GetterContext,
     callable_options, shell_path,
 )
+from mmenvs.macagent.solutions import element_step_problem, is_element_step
 
 CATEGORIES = ("Productivity", "System", "Internet", "Development", "Multimedia", "Multi-App")
 INTERACTIONS = ("gui", "cli", "both")
@@ -356,7 +358,7 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
     solution = _need(data["reference_solution"], list, source, "reference_solution", "a list of actions")
     kinds = set()
     for i, action in enumerate(solution):
-        kinds.add(_solution_kind(action, source, f"reference_solution[{i}]"))
+        kinds.add(_solution_kind(action, source, f"reference_solution[{i}]", data["id"]))
     derived = _interaction_of(kinds)
     declared = data.get("interaction", derived)
     if declared not in INTERACTIONS:
@@ -384,11 +386,18 @@ def _interaction_of(kinds: set[str]) -> str | None:
     return "both" if gui and cli else "gui" if gui else "cli" if cli else None
 
 
-def _solution_kind(action: Any, source: str, path: str) -> str:
+def _solution_kind(action: Any, source: str, path: str, task_id: str) -> str:
     from mmenvs.macagent.actions import parse_action  # actions imports nothing from here; local to keep layers clear
 
     if not isinstance(action, (str, dict)):
         raise _err(source, path, f"an action must be a string or an object, got {type(action).__name__}")
+    if is_element_step(action):
+        # A solution-only step: the oracle turns it into a click or drag at the element's place on the screen
+        problem = element_step_problem(action)
+        if problem is not None:
+            where, message = problem
+            raise TaskFormatError(f"{source}: task {task_id!r}: field {'.'.join(filter(None, (path, where)))!r}: {message}")
+        return "computer"
     try:
         parsed = parse_action(action)
     except ActionError as exc:
