@@ -432,7 +432,7 @@ def test_bad_kwargs_fail_cleanly(task_dir):
 
 
 def test_hanging_python_is_stopped_and_reported(task_dir):
-    env = MacAgentEnv(backend=FakeBackend(), tasks=task_dir, python_timeout=1.0)
+    env = MacAgentEnv(backend=FakeBackend(), tasks=task_dir, sandbox_options={"timeout": 1.0})
     try:
         env.reset(options={"task_id": "fake-note-gui-v0"})
         obs, _, terminated, _, info = env.step("```python\nimport pyautogui\nwhile True:\n    pass\n```")

@@ -23,8 +23,9 @@ KEYS = {"enter", "return", "esc", "escape", "tab", "backspace", "delete", "up", 
         "command", "cmd", "shift", "ctrl", "option", "alt"} | set("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
-class FakeBackend:
-    """A MacBackend test double (see the module docstring)."""
+class FakeBackend(MacBackend):
+    """A MacBackend test double (see the module docstring). It declares none of the optional features
+    (no frame dedup, no damage boxes, no simulated clock, no offline web): the interface's defaults."""
 
     def __init__(self, screen_size: tuple[int, int] = (320, 200), max_output_chars: int = 20_000) -> None:
         self.screen_size = screen_size

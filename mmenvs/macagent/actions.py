@@ -373,9 +373,8 @@ class PyAutoGUIShim:
         """Let ``seconds`` pass on the desktop's clock (at most an hour per call); never sleeps for real."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
             raise ActionError("bad_arguments", f"pyautogui.sleep: seconds must be a number >= 0, got {seconds!r}")
-        advance = getattr(self.backend, "advance_time", None)
-        if advance is not None and seconds:
-            advance(min(float(seconds), MAX_SLEEP_S))
+        if seconds and self.backend.simulated_clock:  # a real desktop's clock moves by itself
+            self.backend.advance_time(min(float(seconds), MAX_SLEEP_S))
 
     def position(self) -> tuple[int, int]:
         """The pointer's (x, y)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -11,12 +12,11 @@ import numpy as np
 from gymnasium import spaces
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
-from mmenvs.core.images import FrameDiff
-from mmenvs.core.spaces import FrameFitter
-from mmenvs.core.memory import RecycledArrays, release_free_memory, tune_allocator
+from mmenvs.core.memory import release_free_memory, tune_allocator
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
+from mmenvs.macagent.screen import ScreenTracker
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
 
 SUITES = ("test", "train")
@@ -50,6 +50,14 @@ def _mmenvs_pyautogui():
 _mmenvs_pyautogui()
 del _mmenvs_pyautogui
 """
+
+
+@dataclass
+class MacAgentEpisode:
+    """What one episode has established so far (made fresh at every reset)."""
+
+    baselines: dict[str, Any] = field(default_factory=dict)  # guard checkpoint name -> its reading after setup
+    fresh: bool = False  # True between setup and the first action: guards read their baselines
 
 
 class MacAgentEnv(MMEnv):
@@ -99,7 +107,9 @@ class MacAgentEnv(MMEnv):
     "train"), ``tasks`` (a folder or file of task JSON instead of the shipped suite), ``screen_size``
     ((width, height) of the simulated screen, default (1280, 800)), ``obs_size`` ((height, width) of
     the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
-    True), ``shell_timeout`` and ``python_timeout`` (seconds per action), ``store_screenshots``
+    True), ``shell_timeout`` (seconds per shell action, default 10), ``sandbox_options`` (``PythonSandbox``
+    keyword arguments for pyautogui code beyond straight-line calls, e.g. ``{"timeout": 10.0}``, the
+    default, in seconds per action), ``store_screenshots``
     (default True: every new screen goes into ``env.images``, the newest raw and older ones
     Zstandard-packed on a background thread, about 130 KB each; False keeps only the current one and saves
     that work in long RL runs), ``reward_mode``, ``render_mode``, ``max_steps``.
@@ -125,7 +135,6 @@ class MacAgentEnv(MMEnv):
         obs_size: tuple[int, int] = (400, 640),  # half the default screen, same aspect: no letterbox bars
         a11y: bool = True,
         shell_timeout: float = 10.0,
-        python_timeout: float = 10.0,
         store_screenshots: bool = True,
         **kwargs: Any,
     ) -> None:
@@ -134,7 +143,6 @@ class MacAgentEnv(MMEnv):
         self.suite = suite
         self.use_a11y = bool(a11y)
         self.shell_timeout = float(shell_timeout)
-        self.python_timeout = float(python_timeout)
         self.store_screenshots = bool(store_screenshots)
         self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
         self._variants: dict[str, tuple[SeedTask, int]] = {
@@ -148,21 +156,14 @@ class MacAgentEnv(MMEnv):
         self._home.mkdir()
         self.shim = PyAutoGUIShim(self.backend)
         self._ctx = GetterContext(self.backend, shell_timeout=self.shell_timeout)
-        self._sandbox: Any = None
-        self._screen: np.ndarray | None = None
-        self._raw: Any = None  # the last array the backend returned (identity tells an unchanged screen)
-        self._obs_source: np.ndarray | None = None
-        self._obs_image: np.ndarray | None = None
-        self._screen_dirty = True
-        self._a11y = ""
-        self._baselines: dict[str, Any] = {}
-        self._fresh = False  # True between setup and the first action
+        self.episode = MacAgentEpisode()
         self._applescript_errors = _applescript_error_types()
         try:
+            if "python_timeout" in kwargs:
+                raise TypeError("MacAgent-v0: python_timeout=… became sandbox_options={'timeout': seconds}")
             super().__init__(obs_size=obs_size, **kwargs)
-            self._fit = FrameFitter(self.obs_size)  # reuses its buffers: no fresh megabytes per step
-            self._diff = FrameDiff()  # for backends that do not dedup frames
-            self._obs_arrays = RecycledArrays((*self.obs_size, 3))  # last step's image, once the caller drops it
+            self.screen = ScreenTracker(self.backend, self.obs_size, read_a11y=self.use_a11y, scrub=self._scrub,
+                                        on_new_frame=self._store_frame)
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
             self.backend.close()
             shutil.rmtree(self._home_dir, ignore_errors=True)
@@ -178,7 +179,8 @@ class MacAgentEnv(MMEnv):
             raise ValueError(f"MacAgent-v0: backend must be 'sim', a MacBackend or a factory; got {backend!r}")
         made = backend() if callable(backend) and not isinstance(backend, MacBackend) else backend
         if not isinstance(made, MacBackend):
-            raise ValueError(f"MacAgent-v0: {type(made).__name__} does not implement the MacBackend interface")
+            raise ValueError(f"MacAgent-v0: {type(made).__name__} does not implement the MacBackend interface "
+                             "(subclass mmenvs.macagent.backends.base.MacBackend and implement its abstract methods)")
         return made
 
     # ------------------------------------------------------------------ spaces
@@ -186,8 +188,7 @@ class MacAgentEnv(MMEnv):
         return {"a11y": UnicodeText(_A11Y_MAX), "instruction": UnicodeText(_INSTRUCTION_MAX)}
 
     def extra_observation(self) -> dict[str, Any]:
-        self._refresh_screen()
-        return {"a11y": clip_text(self._a11y, _A11Y_MAX), "instruction": clip_text(self.task.instruction, _INSTRUCTION_MAX)}
+        return {"a11y": clip_text(self.screen.a11y(), _A11Y_MAX), "instruction": clip_text(self.task.instruction, _INSTRUCTION_MAX)}
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -230,42 +231,38 @@ class MacAgentEnv(MMEnv):
 
     # ------------------------------------------------------------------ episode
     def begin(self, task: MacTask) -> str:
-        self._screen, self._raw, self._obs_source = None, None, None
+        self.screen.reset()
+        self.episode = MacAgentEpisode()
         release_free_memory()  # the last episode's desktop is gone: give its pages back
-        set_pages = getattr(self.backend, "set_web_pages", None)
-        if set_pages is not None:
-            set_pages(task.web_pages)
-        elif task.web_pages:
-            raise TaskSetupError(f"{task.source}: task {task.id!r} serves web pages, which this backend ({type(self.backend).__name__}) cannot")
+        try:
+            self.backend.set_web_pages(task.web_pages)
+        except BackendError as exc:
+            raise TaskSetupError(f"{task.source}: task {task.id!r} serves web pages: {exc}") from None
         self.backend.reset(now=task.reference_time, home=self._home)
         self.shim.reset()
-        if self._sandbox is not None:
-            self._sandbox.reset()
         run_setup(task, self._ctx)
-        self._baselines = {}
         for checkpoint in task.checkpoints:
             if checkpoint.guard:
                 value, error = read_checkpoint(checkpoint, self._ctx)
                 if error is not None:
                     raise TaskFormatError(f"{task.source}: task {task.id!r}: guard checkpoint {checkpoint.name!r} cannot read its baseline: {error}")
-                self._baselines[checkpoint.name] = value
-        self._fresh = True
-        self._screen_dirty = True
+                self.episode.baselines[checkpoint.name] = value
+        self.episode.fresh = True
+        self.screen.invalidate()  # the setup changed the desktop
         return task.instruction
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
-        self._fresh = False  # from the first action on, guards are read again
+        self.episode.fresh = False  # from the first action on, guards are read again
         parsed = parse_action(action)
         if parsed.kind == "control":
             if parsed.word == "WAIT":
-                advance = getattr(self.backend, "advance_time", None)
-                if advance is not None:
-                    advance(WAIT_SECONDS)
-                    self._screen_dirty = True  # the menu-bar clock and running timers moved
+                if self.backend.simulated_clock:  # a real desktop's clock moves by itself
+                    self.backend.advance_time(WAIT_SECONDS)
+                    self.screen.invalidate()  # the menu-bar clock and running timers moved
                 return ActionOutcome(text=f"Waited {WAIT_SECONDS:g} s.", info={"action_kind": "control"})
             ended = "declared the task done" if parsed.word == "DONE" else "gave up on the task"
             return ActionOutcome(text=f"Episode over: you {ended} ({parsed.word}).", terminated=True, info={"action_kind": "control"})
-        self._screen_dirty = True  # any other action may change the screen, even when it fails halfway
+        self.screen.invalidate()  # any other action may change the screen, even when it fails halfway
         self.shim.begin_action()
         if parsed.kind == "computer":
             before = self.shim.events
@@ -292,28 +289,31 @@ class MacAgentEnv(MMEnv):
                 value = getattr(self.shim, calls[-1].name)(*calls[-1].args, **calls[-1].kwargs)
             text = f"OK ({self.shim.events - before} input event(s))." + (f"\n{value}" if value is not None else "")
             return ActionOutcome(text=text, info={"action_kind": "gui"})
-        result = self._python_sandbox().run(code)
+        result = self.sandbox.run(code)
         if result.error and result.error_kind != "output":
             raise ActionError(f"python_{result.error_kind or 'error'}", self._scrub(result.text))
         text = result.text if (result.stdout or result.value) else f"OK ({self.shim.events - before} input event(s))."
         return ActionOutcome(text=self._scrub(text), info={"action_kind": "gui"})
 
-    def _python_sandbox(self) -> Any:
-        if self._sandbox is None:
-            from mmenvs.sandbox import PythonSandbox
+    def sandbox_tools(self) -> dict[str, Callable[..., Any]]:
+        """The pyautogui shim's functions: ``import pyautogui`` in the sandbox reaches them."""
+        return self.shim.tools()
 
-            self._sandbox = PythonSandbox(tools=self.shim.tools(), timeout=self.python_timeout, preload=_SANDBOX_PRELOAD)
-        return self._sandbox
+    def sandbox_preload(self) -> str:
+        return _SANDBOX_PRELOAD
+
+    def sandbox_defaults(self) -> dict[str, Any]:
+        return {"timeout": 10.0}
 
     def evaluate(self) -> Evaluation:
         results = []
         for checkpoint in self.task.checkpoints:
-            if checkpoint.guard and self._fresh:
+            if checkpoint.guard and self.episode.fresh:
                 # Right after setup nothing has acted yet: the guard's reading is its baseline.
-                baseline = self._baselines[checkpoint.name]
+                baseline = self.episode.baselines[checkpoint.name]
                 results.append(CheckpointResult(checkpoint.name, checkpoint.tag, True, jsonable(baseline), True))
             else:
-                results.append(evaluate_checkpoint(checkpoint, self._ctx, self._baselines.get(checkpoint.name)))
+                results.append(evaluate_checkpoint(checkpoint, self._ctx, self.episode.baselines.get(checkpoint.name)))
         return self._score(results)
 
     def _score(self, results: list[CheckpointResult]) -> Evaluation:
@@ -343,46 +343,19 @@ class MacAgentEnv(MMEnv):
         return {"tables": tables} if tables else {}
 
     # ------------------------------------------------------------------ frames
-    def _refresh_screen(self) -> None:
-        if not self._screen_dirty:
-            return
-        self._screen_dirty = False
-        raw = self.backend.screenshot()
-        if raw is self._raw and self._screen is not None:
-            return  # the backend handed back its cached frame: nothing on screen changed
-        self._raw = raw
-        screen = np.asarray(raw, dtype=np.uint8)
-        # a backend that dedups frames (the sim) hands out a new array only when the pixels changed
-        changed = self._screen is None or getattr(self.backend, "dedups_frames", False) \
-            or self._diff.box(screen, self._screen) is not None
-        if changed:
-            # Kept without a copy, and valid until the backend's next changed frame (MacBackend.screenshot);
-            # what must outlive that is copied: the image store's frames, render().
-            self._screen = screen
-        if self.store_screenshots and (changed or not len(self.images)):
-            self.images.add(self._screen, op="screenshot")
-        if self.use_a11y:
-            self._a11y = self._scrub(self.backend.accessibility_tree())
+    def _store_frame(self, frame: np.ndarray) -> None:
+        """Keep every new screen in the image store (the store copies it: the backend reuses its frames)."""
+        if self.store_screenshots:
+            self.images.add(frame, op="screenshot")
 
-    def _observation(self, text: str) -> dict[str, Any]:
-        # As MMEnv's, with the letterboxed image cached per screen: most steps leave the screen as it was.
-        frame = self.frame()
-        if frame is not self._obs_source:
-            # refit only the changed box when the backend can say what changed since the frame fitted last
-            damage_since = getattr(self.backend, "damage_since", None)
-            changed = damage_since(self._obs_source) if damage_since and self._obs_source is not None else None
-            self._obs_source, self._obs_image = frame, self._fit(frame, changed)
-        image = self._obs_arrays.take()
-        np.copyto(image, self._obs_image)
-        observation = {"text": clip_text(text, self.text_max_length), "image": image}
-        observation.update(self.extra_observation())
-        return observation
+    def observation_image(self) -> np.ndarray:
+        # Fitted once per new screen (most steps leave the screen as it was), into a recycled array.
+        return self.screen.observation_image()
 
     def frame(self) -> np.ndarray | None:
         if self.task is None:
             return None
-        self._refresh_screen()
-        return self._screen
+        return self.screen.frame()
 
     # ------------------------------------------------------------------ agents
     def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
@@ -428,13 +401,7 @@ class MacAgentEnv(MMEnv):
             return {k: self._scrub_value(v) for k, v in value.items()}
         return value
 
-    def sandbox_in_use(self) -> str | None:
-        return None if self._sandbox is None else self._sandbox.isolation
-
     def shutdown(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
         try:
             self.backend.close()
         finally:

@@ -8,10 +8,11 @@ Coordinates are screen pixels of the screenshot (origin top-left). Key names fol
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Mapping
 
 import numpy as np
 
@@ -43,54 +44,123 @@ class BackendError(RuntimeError):
     The message is for the agent; the backend state is unchanged."""
 
 
-@runtime_checkable
-class MacBackend(Protocol):
-    """A desktop the MacAgent env drives.
+class MacBackend(ABC):
+    """A desktop the MacAgent env drives: subclass it and implement the abstract methods.
 
-    Two optional members make GUI steps cheaper; the env uses them when present (the sim has both):
-    ``dedups_frames = True`` promises that ``screenshot()`` returns the very same array while the
-    pixels have not changed, so the env need not compare pixels; ``damage_since(frame)`` returns a box
-    (x0, y0, x1, y1) outside which the current screen equals an earlier frame (or None if unknown),
-    so the observation is refitted only there.
+    Beyond the required members, a backend declares what it can do more cheaply or at all, so the env
+    asks no questions at run time. The defaults describe the plainest desktop (a real Mac):
+
+    * ``dedups_frames`` (False): True promises that ``screenshot()`` returns the very same array while the
+      pixels have not changed, so the env need not compare pixels.
+    * ``damage_since(frame)`` (None: unknown): a box (x0, y0, x1, y1) outside which the current screen
+      equals an earlier frame, so the observation is refitted only there.
+    * ``simulated_clock`` (False): True when the desktop's clock moves only by ``advance_time(seconds)``
+      (WAIT and ``pyautogui.sleep`` call it); a real desktop's clock runs by itself.
+    * ``set_web_pages(pages)``: the offline web a task serves; a backend without one refuses any page.
     """
+
+    #: Whether ``screenshot()`` returns the same array object while nothing on screen changed.
+    dedups_frames: bool = False
+    #: Whether the desktop's clock moves only by ``advance_time()`` (a simulated desktop).
+    simulated_clock: bool = False
 
     #: (width, height) of screenshots in pixels.
     screen_size: tuple[int, int]
 
+    @abstractmethod
     def reset(self, *, now: datetime, home: Path) -> None:
         """Start a fresh desktop whose clock reads ``now`` and whose user home is ``home`` (emptied)."""
 
+    @abstractmethod
     def close(self) -> None:
         """Release processes and files. Idempotent."""
 
     # --- observation
+    @abstractmethod
     def screenshot(self) -> np.ndarray:
         """The screen as an H×W×3 uint8 RGB array, read-only. It stays valid until the next changed
         frame has been returned; a backend may then reuse its memory (the sim composes into two
         alternating buffers), so copy a frame to keep it longer."""
 
+    @abstractmethod
     def accessibility_tree(self) -> str:
         """What is on screen as indented text lines: role, name, value, bounds."""
 
     # --- GUI input (raise BackendError for invalid input)
-    def mouse_move(self, x: int, y: int) -> None: ...
-    def mouse_down(self, button: str = "left") -> None: ...
-    def mouse_up(self, button: str = "left") -> None: ...
-    def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None: ...
-    def drag_to(self, x: int, y: int, button: str = "left") -> None: ...
-    def scroll(self, amount: int, x: int | None = None, y: int | None = None) -> None: ...
-    def key_down(self, key: str) -> None: ...
-    def key_up(self, key: str) -> None: ...
-    def press(self, key: str) -> None: ...
-    def hotkey(self, *keys: str) -> None: ...
-    def type_text(self, text: str) -> None: ...
+    @abstractmethod
+    def mouse_move(self, x: int, y: int) -> None:
+        """Move the pointer to (x, y)."""
+
+    @abstractmethod
+    def mouse_down(self, button: str = "left") -> None:
+        """Press ``button`` ("left", "right", "middle") where the pointer is."""
+
+    @abstractmethod
+    def mouse_up(self, button: str = "left") -> None:
+        """Release ``button``."""
+
+    @abstractmethod
+    def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None:
+        """Move to (x, y) and click ``clicks`` times (2: a double click)."""
+
+    @abstractmethod
+    def drag_to(self, x: int, y: int, button: str = "left") -> None:
+        """Drag with ``button`` held from the pointer to (x, y)."""
+
+    @abstractmethod
+    def scroll(self, amount: int, x: int | None = None, y: int | None = None) -> None:
+        """Scroll ``amount`` notches (positive: up, as in pyautogui) at (x, y), or where the pointer is."""
+
+    @abstractmethod
+    def key_down(self, key: str) -> None:
+        """Hold ``key`` down."""
+
+    @abstractmethod
+    def key_up(self, key: str) -> None:
+        """Release ``key``."""
+
+    @abstractmethod
+    def press(self, key: str) -> None:
+        """Press and release ``key``."""
+
+    @abstractmethod
+    def hotkey(self, *keys: str) -> None:
+        """Press ``keys`` in order, then release them in reverse (``hotkey("command", "s")``)."""
+
+    @abstractmethod
+    def type_text(self, text: str) -> None:
+        """Type ``text`` into whatever has keyboard focus."""
 
     # --- scripting
+    @abstractmethod
     def run_shell(self, command: str, timeout: float | None = None) -> ShellOutput:
         """Run ``command`` in the episode's persistent shell (cwd and variables persist)."""
 
+    @abstractmethod
     def run_applescript(self, source: str) -> str:
         """Run AppleScript as ``osascript`` would; raise ``AppleScriptError`` with osascript's error text."""
 
+    @abstractmethod
     def open_app(self, app: str) -> None:
         """Launch (or activate) ``app`` by its name, e.g. "Notes"."""
+
+    # --- optional features (see the class docstring); the defaults are a desktop without them
+    def damage_since(self, earlier: np.ndarray) -> tuple[int, int, int, int] | None:
+        """A box (x0, y0, x1, y1) outside which the current screen equals ``earlier`` (a frame
+        ``screenshot()`` returned before), or None when that is not known (the default)."""
+        return None
+
+    def advance_time(self, seconds: float) -> None:
+        """Move a simulated clock forward by ``seconds`` (only when ``simulated_clock`` is True)."""
+        raise NotImplementedError(f"{type(self).__name__} has no simulated clock (simulated_clock is False): "
+                                  "its time passes by itself, so nothing may move it")
+
+    def set_web_pages(self, pages: Mapping[str, str]) -> None:
+        """Serve ``pages`` (URL → HTML) as the offline web for the next episodes (a task's ``web_pages``).
+
+        The default has no offline web: it accepts only an empty mapping and refuses pages with a
+        ``BackendError`` naming the URLs."""
+        if pages:
+            urls = ", ".join(sorted(pages)[:3]) + (", …" if len(pages) > 3 else "")
+            raise BackendError(f"{type(self).__name__} cannot serve offline web pages (asked for {len(pages)}: {urls}); "
+                               "override MacBackend.set_web_pages to support tasks with web_pages")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import BackendError, ShellOutput
+from ..base import BackendError, MacBackend, ShellOutput
 from . import composite
 from .apps import app_classes
 from .desktop import Desktop
@@ -45,7 +45,7 @@ def _guarded(fn: Any) -> Any:
     return run
 
 
-class SimBackend:
+class SimBackend(MacBackend):
     """A simulated macOS desktop: Pillow-rendered screen, apps with real state, a real confined
     shell over the episode's home folder, and AppleScript for the apps.
 
@@ -55,6 +55,7 @@ class SimBackend:
     """
 
     dedups_frames = True  # screenshot() returns a new array only when the pixels changed
+    simulated_clock = True  # the clock is the task's reference time, moved only by advance_time()
 
     def __init__(self, screen_size: tuple[int, int] = (1280, 800), *, shell_timeout: float = 10.0,
                  max_output_chars: int = 20000, web_pages: dict[str, str] | None = None) -> None:
