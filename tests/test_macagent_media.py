@@ -61,8 +61,8 @@ def opened(path: Path) -> Image.Image:
 
 def test_media_tools_are_a_cli_app_not_a_desktop_app(backend):
     assert "Media Tools" in CLI_APPS and "Media Tools" in APPS and "Media Tools" not in SIM_APPS
-    assert "Media Tools" not in backend._desk().apps
-    assert [hit for hit in backend._desk().spotlight.hits("media") if hit[0] == "app"] == []
+    assert "Media Tools" not in backend.current_desktop().apps
+    assert [hit for hit in backend.current_desktop().spotlight.hits("media") if hit[0] == "app"] == []
     out, err, code = sh(backend, "open -a 'Media Tools'")
     assert (code, err) == (1, "Unable to find application named 'Media Tools'\n")
 
@@ -418,7 +418,7 @@ end tell''')
     assert (saved.format, saved.size) == ("JPEG", (15, 20))
     assert opened(home / "Desktop" / "pic.png").size == (40, 30)  # saved elsewhere: the original is untouched
     # background-only: launching it did not take the front from Finder, and nothing is left open
-    assert backend._desk().active.name == "Finder"
+    assert backend.current_desktop().active.name == "Finder"
     assert backend.app_state("Image Events") == {"running": True, "images": []}
 
 

@@ -512,6 +512,24 @@ def test_shell_confined_timeout_and_flood(b: SimBackend) -> None:
     assert b.run_shell("echo ok").stdout == "ok\n"
 
 
+def test_the_backend_keeps_its_shells_in_one_shell_sessions_object(b: SimBackend, tmp_path: Path) -> None:
+    shells = b.shells
+    assert (shells.sandbox("main"), shells.sandbox("aux"), shells.cwd) == (None, None, None)  # started on first use
+    assert b.run_shell("cd ~/Documents").exit_code == 0
+    assert shells.home_in_sandbox == b.posix_home and shells.cwd == b.shell_cwd() == b.posix_home + "/Documents"
+    assert shells.sandbox("aux") is None  # the agent's commands run in "main" only
+    # main runs osascript → do shell script in aux → osascript → do shell script: a third level is refused
+    (b.home / "inner.applescript").write_text('do shell script "echo deep"\n')
+    out = b.run_shell("osascript -e 'do shell script \"osascript ~/inner.applescript\"'")
+    assert out.exit_code == 1 and "shell commands nested more than two deep" in out.stderr
+    main, aux = shells.sandbox("main"), shells.sandbox("aux")
+    assert aux is not None and aux is not main
+    b.reset(now=NOW, home=b.home)  # same home: the shells are kept, restarted in the home folder
+    assert (shells.sandbox("main"), shells.sandbox("aux"), shells.cwd) == (main, aux, b.posix_home)
+    b.reset(now=NOW, home=tmp_path / "elsewhere")  # another home: both are dropped
+    assert (shells.sandbox("main"), shells.sandbox("aux")) == (None, None) and b.shells is shells
+
+
 def test_reported_script_integration_cases(b: SimBackend) -> None:
     """The scripts helpers reported as failing against the sim (each one a regression guard)."""
     run = b.run_applescript

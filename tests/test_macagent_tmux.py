@@ -53,7 +53,7 @@ def wait_for(backend: SimBackend, session: str, pattern: str) -> str:
 
 def server_pids(backend: SimBackend) -> list[int]:
     """Host pids of tmux servers inside the backend's main shell (its cgroup or process tree)."""
-    shell = backend._shells["main"]
+    shell = backend.shells.sandbox("main")
     pids = []
     for pid in shell._current_pids():
         try:
@@ -119,7 +119,7 @@ def test_no_tmux_server_survives_into_the_next_episode(backend, tmp_path):
 def test_the_server_stays_inside_the_shell_limits(backend):
     start_responder(backend)
     [pid] = server_pids(backend)
-    shell = backend._shells["main"]
+    shell = backend.shells.sandbox("main")
     if shell._cgroup is not None:  # the pids cgroup counts the server and its panes
         assert pid in shell._cgroup.pids()
     limits = Path(f"/proc/{pid}/limits").read_text()

@@ -16,6 +16,7 @@ from . import composite
 from .apps import app_classes
 from .desktop import Desktop
 from .keys import canonical
+from .shells import ShellSessions
 
 BUTTONS = ("left", "right", "middle")
 
@@ -68,11 +69,8 @@ class SimBackend(MacBackend):
         self.web_pages: dict[str, str] = dict(web_pages or {})
         self.desktop: Desktop | None = None
         self.home: Path | None = None
-        self._shells: dict[str, Any] = {}  # "main": the agent's shell; "aux": do shell script / nested calls
-        self._shell_home: Path | None = None
-        self._shells_used: set[str] = set()
-        self._shells_busy: set[str] = set()
-        self._host: Any = None
+        self.shells = ShellSessions(self)  # "main": the agent's shell; "aux": do shell script / nested calls
+        self.applescript_host: Any = None  # the episode's AppleScript host (bridge.SimHost), made on first use
         self.prefs: Any = None
         self._closed = False
         self._frame_buffers = composite.FrameBuffers(self.screen_size)  # reused by every episode's desktop
@@ -100,15 +98,12 @@ class SimBackend(MacBackend):
         from .bridge import Preferences
 
         self.prefs = Preferences(self)
-        self._host = None
-        if self._shells:
-            self._reset_shell()
+        self.applescript_host = None
+        self.shells.new_episode()
 
     def close(self) -> None:
         """Stop the shell worker. Idempotent."""
-        while self._shells:
-            _, sh = self._shells.popitem()
-            sh.close()
+        self.shells.close()
         self._closed = True
 
     def set_web_pages(self, pages: dict[str, str]) -> None:
@@ -119,20 +114,21 @@ class SimBackend(MacBackend):
 
     def advance_time(self, seconds: float) -> None:
         """Move the sim clock forward (e.g. for WAIT or sleep actions): timers count down."""
-        self._desk().advance(seconds)
+        self.current_desktop().advance(seconds)
 
     def app(self, name: str) -> Any:
         """The app object called ``name`` (see the package docstring for each app's API)."""
         try:
-            return self._desk().app(name)
+            return self.current_desktop().app(name)
         except KeyError:
-            raise BackendError(f"no app named {name!r}; apps: {', '.join(self._desk().apps)}") from None
+            raise BackendError(f"no app named {name!r}; apps: {', '.join(self.current_desktop().apps)}") from None
 
     def app_state(self, name: str) -> dict[str, Any]:
         """``app(name).state()``: the app's state as JSON-able data."""
         return self.app(name).state()
 
-    def _desk(self) -> Desktop:
+    def current_desktop(self) -> Desktop:
+        """The current episode's desktop; ``BackendError`` before the first :meth:`reset`."""
         if self.desktop is None:
             raise BackendError("the backend has not been reset yet; call reset(now=..., home=...) first")
         return self.desktop
@@ -143,7 +139,7 @@ class SimBackend(MacBackend):
         """The screen as an H×W×3 uint8 RGB array, read-only. While nothing on screen changes the same
         array comes back; it stays valid until the next changed frame has been returned, after which its
         memory is reused (copy a frame to keep it)."""
-        return self._desk().render()
+        return self.current_desktop().render()
 
     def damage_since(self, earlier: np.ndarray) -> tuple[int, int, int, int] | None:
         """A box (x0, y0, x1, y1) outside which the current frame equals ``earlier``, a frame
@@ -153,7 +149,7 @@ class SimBackend(MacBackend):
     @_guarded
     def accessibility_tree(self) -> str:
         """What is on screen: one line per element with role, name, value and [x, y, w, h]."""
-        return self._desk().accessibility_tree()
+        return self.current_desktop().accessibility_tree()
 
     # ------------------------------------------------------------------ GUI input
     def _check_xy(self, x: Any, y: Any) -> tuple[int, int]:
@@ -180,15 +176,15 @@ class SimBackend(MacBackend):
     @_guarded
     def mouse_move(self, x: int, y: int) -> None:
         xi, yi = self._check_xy(x, y)
-        self._desk().mouse_move(xi, yi)
+        self.current_desktop().mouse_move(xi, yi)
 
     @_guarded
     def mouse_down(self, button: str = "left") -> None:
-        self._desk().mouse_down(self._check_button(button), 1)
+        self.current_desktop().mouse_down(self._check_button(button), 1)
 
     @_guarded
     def mouse_up(self, button: str = "left") -> None:
-        self._desk().mouse_up(self._check_button(button))
+        self.current_desktop().mouse_up(self._check_button(button))
 
     @_guarded
     def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None:
@@ -200,7 +196,7 @@ class SimBackend(MacBackend):
             raise BackendError(f"clicks must be a positive integer, got {clicks!r}") from None
         if not 1 <= n <= 3:
             raise BackendError(f"clicks must be 1, 2 or 3, got {clicks!r}")
-        d = self._desk()
+        d = self.current_desktop()
         d.mouse_move(xi, yi)
         for i in range(1, n + 1):
             d.mouse_down(b, i)
@@ -210,7 +206,7 @@ class SimBackend(MacBackend):
     def drag_to(self, x: int, y: int, button: str = "left") -> None:
         xi, yi = self._check_xy(x, y)
         b = self._check_button(button)
-        d = self._desk()
+        d = self.current_desktop()
         sx, sy = d.mouse
         d.mouse_down(b, 1)
         # intermediate points so drag thresholds and hover targets see a real path
@@ -225,7 +221,7 @@ class SimBackend(MacBackend):
             n = int(amount)
         except (TypeError, ValueError):
             raise BackendError(f"scroll amount must be an integer, got {amount!r}") from None
-        d = self._desk()
+        d = self.current_desktop()
         if x is not None or y is not None:
             xi, yi = self._check_xy(d.mouse[0] if x is None else x, d.mouse[1] if y is None else y)
             d.mouse_move(xi, yi)
@@ -241,7 +237,7 @@ class SimBackend(MacBackend):
     @_guarded
     def key_down(self, key: str) -> None:
         kind, name = self._key(key)
-        d = self._desk()
+        d = self.current_desktop()
         if kind == "modifier":
             d.mods.add(name)
             d.gen += 1
@@ -252,20 +248,20 @@ class SimBackend(MacBackend):
     def key_up(self, key: str) -> None:
         kind, name = self._key(key)
         if kind == "modifier":
-            self._desk().mods.discard(name)
+            self.current_desktop().mods.discard(name)
 
     @_guarded
     def press(self, key: str) -> None:
         kind, name = self._key(key)
         if kind != "modifier":
-            self._desk().key_press(name, kind)
+            self.current_desktop().key_press(name, kind)
 
     @_guarded
     def hotkey(self, *keys: str) -> None:
         if not keys:
             raise BackendError("hotkey needs at least one key")
         parsed = [self._key(k) for k in keys]  # validate all before acting: state stays unchanged on error
-        d = self._desk()
+        d = self.current_desktop()
         held = set(d.mods)
         try:
             for kind, name in parsed:
@@ -280,7 +276,7 @@ class SimBackend(MacBackend):
     def type_text(self, text: str) -> None:
         if not isinstance(text, str):
             raise BackendError(f"text to type must be a string, got {type(text).__name__}")
-        d = self._desk()
+        d = self.current_desktop()
         for ch in text:
             if ch in "\n\r":
                 d.key_press("return", "named")
@@ -296,9 +292,7 @@ class SimBackend(MacBackend):
     # ------------------------------------------------------------------ scripting
     def run_shell(self, command: str, timeout: float | None = None) -> ShellOutput:
         """Run ``command`` in the episode's persistent shell, confined to the home folder."""
-        from .bridge import run_shell
-
-        return run_shell(self, command, timeout)
+        return self.shells.run(command, timeout)
 
     def run_applescript(self, source: str) -> str:
         """Run AppleScript as ``osascript`` would; raises ``AppleScriptError`` with osascript's error text."""
@@ -309,7 +303,7 @@ class SimBackend(MacBackend):
     @_guarded
     def open_app(self, app: str) -> None:
         """Launch (or activate) ``app`` by name, e.g. "Notes"."""
-        d = self._desk()
+        d = self.current_desktop()
         try:
             a = d.app(app)
         except KeyError:
@@ -320,14 +314,11 @@ class SimBackend(MacBackend):
     @property
     def posix_home(self) -> str:
         """The home folder as the shell and scripts see it (``/Users/user`` under bubblewrap)."""
-        sh = self._shells.get("main") or self._shells.get("aux")
-        if sh is not None:
-            return sh.home_in_sandbox
-        return "/Users/user"
+        return self.shells.home_in_sandbox or "/Users/user"
 
     def posix_path(self, path: Path) -> str:
         """Host path inside the home → the path the agent sees."""
-        home = self._desk().home.resolve()
+        home = self.current_desktop().home.resolve()
         p = Path(path).resolve()
         if p == home:
             return self.posix_home
@@ -346,7 +337,7 @@ class SimBackend(MacBackend):
         if t.startswith("file://"):
             t = t[7:]
         t = hfs_to_posix(t)
-        home = self._desk().home
+        home = self.current_desktop().home
         ph = self.posix_home.rstrip("/")
         if t == "~" or t.startswith("~/"):
             t = ph + t[1:]
@@ -359,16 +350,14 @@ class SimBackend(MacBackend):
         raise BackendError(f"{text} is outside the home folder {ph}")
 
     def check_in_home(self, path: Path) -> None:
-        home = self._desk().home.resolve()
+        home = self.current_desktop().home.resolve()
         p = Path(path).resolve()
         if p != home and home not in p.parents:
             raise BackendError(f"{path} is outside the home folder")
 
     def shell_cwd(self) -> str:
         """The shell's working directory as the agent sees it."""
-        sh = self._shells.get("main")
-        cwd = getattr(sh, "_cwd", None) if sh is not None else None  # ShellSandbox tracks it after every command
-        return cwd or self.posix_home
+        return self.shells.cwd or self.posix_home
 
     def shell_cwd_display(self) -> str:
         cwd = self.shell_cwd().rstrip("/")
@@ -376,12 +365,6 @@ class SimBackend(MacBackend):
         if cwd == ph:
             return "~"
         return cwd.rsplit("/", 1)[-1] or "/"
-
-    # ------------------------------------------------------------------ shell plumbing
-    def _reset_shell(self) -> None:
-        from .bridge import reset_shell
-
-        reset_shell(self)
 
 
 STANDARD_DIRS = ("Desktop", "Documents", "Downloads", ".Trash", "Library")

@@ -1,7 +1,8 @@
-"""The sim's scripting plumbing: the AppleScript host over the desktop's apps, the confined shell
-(one :class:`~mmenvs.sandbox.ShellSandbox` reused across episodes) and the macOS commands the shell
-finds on its PATH, answered by the desktop: ``osascript``, ``open``, ``defaults``, ``pbcopy``,
-``pbpaste``, ``networksetup``, ``sw_vers``, ``curl`` (the offline web) and ``screencapture``."""
+"""The sim's scripting plumbing: the AppleScript host over the desktop's apps, the session every
+episode shell starts with (:func:`session_script`; the shells themselves are :mod:`.shells`) and the
+macOS commands the shell finds on its PATH, answered by the desktop: ``osascript``, ``open``,
+``defaults``, ``pbcopy``, ``pbpaste``, ``networksetup``, ``sw_vers``, ``curl`` (the offline web) and
+``screencapture``."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
-from ..base import BackendError, ShellOutput
-from .apps import app_class, shell_commands, shell_daemons, shell_init
+from ..base import BackendError
+from .apps import app_class, shell_commands, shell_init
 from .apps.base import CommandContext, web_request
 from .apps.settings import MACOS_BUILD, MACOS_VERSION
 from .keys import base_key
@@ -41,7 +42,7 @@ class SimHost(AppleScriptHost):
 
     def __init__(self, backend: "SimBackend") -> None:
         self.backend = backend
-        super().__init__(self._app, now=lambda: backend._desk().now, shell=self._shell,
+        super().__init__(self._app, now=lambda: backend.current_desktop().now, shell=self._shell,
                          keystroke=self._keystroke, key_code=self._key_code,
                          home=backend.posix_home, user="user", path_exists=self._path_exists)
         self._apps_cache: dict[str, Any] = {}
@@ -50,7 +51,7 @@ class SimHost(AppleScriptHost):
         key = name.strip().lower()
         if key in self._apps_cache:
             return self._apps_cache[key]
-        desk = self.backend._desk()
+        desk = self.backend.current_desktop()
         app: Any
         if key == "system events":
             app = SimSystemEvents(self, desk.settings, processes=self._processes,
@@ -77,27 +78,27 @@ class SimHost(AppleScriptHost):
 
     def get_clipboard(self) -> Any:
         """``the clipboard``: the desktop's pasteboard (shared with cmd-c/v and pbcopy/pbpaste)."""
-        return self.backend._desk().clipboard.text
+        return self.backend.current_desktop().clipboard.text
 
     def set_clipboard(self, value: Any) -> None:
         from ...applescript.values import coerce
 
-        self.backend._desk().clipboard.set_text(coerce(value, "text"))
+        self.backend.current_desktop().clipboard.set_text(coerce(value, "text"))
 
     def _processes(self) -> list[dict[str, Any]]:
-        desk = self.backend._desk()
+        desk = self.backend.current_desktop()
         return [{"name": a.name, "frontmost": desk.active is a, "visible": not a.hidden, "bundle identifier": a.bundle_id}
                 for a in desk.running_apps()]
 
     def _shell(self, command: str) -> ASShellResult:
         # do shell script: a fresh /bin/sh in "/" on a real Mac, so nothing leaks into the agent's session
-        out = run_shell(self.backend, "(\ncd /\n" + command + "\n)", which="aux")
+        out = self.backend.shells.run("(\ncd /\n" + command + "\n)", which="aux")
         # raw output: the interpreter applies do shell script's line-ending rules (or not, given
         # ``without altering line endings``)
         return ASShellResult(out.exit_code, out.stdout, out.stderr)
 
     def _keystroke(self, text: str, modifiers: list[str]) -> None:
-        desk = self.backend._desk()
+        desk = self.backend.current_desktop()
         mods = {_MOD_NAMES.get(m, m) for m in modifiers}
         held = set(desk.mods)
         desk.mods |= mods
@@ -120,7 +121,7 @@ class SimHost(AppleScriptHost):
             desk.mods = held
 
     def _key_code(self, code: int, modifiers: list[str]) -> None:
-        desk = self.backend._desk()
+        desk = self.backend.current_desktop()
         key = _KEY_CODES.get(code)
         if key is None:
             raise AppleScriptError(f"Unsupported key code {code}.", -1700)
@@ -134,17 +135,17 @@ class SimHost(AppleScriptHost):
     def delay(self, seconds: float) -> None:
         """``delay n`` advances the sim clock instead of sleeping."""
         if seconds > 0:
-            self.backend._desk().advance(float(seconds))
+            self.backend.current_desktop().advance(float(seconds))
 
 
 def run_applescript(backend: "SimBackend", source: str) -> str:
     from ...applescript import run_applescript as _run
 
-    desk = backend._desk()
-    if backend._host is None:
-        backend._host = SimHost(backend)
+    desk = backend.current_desktop()
+    if backend.applescript_host is None:
+        backend.applescript_host = SimHost(backend)
     try:
-        return _run(source, backend._host)
+        return _run(source, backend.applescript_host)
     finally:
         desk.invalidate()
 
@@ -222,7 +223,10 @@ def _command_function(name: str, cwd_aware: bool, reads_stdin: bool | None) -> s
     return f'{name}() {{ {call}{"" if reads_stdin else " </dev/null"}; }}'
 
 
-def _session_init() -> str:
+@functools.cache
+def session_script() -> str:
+    """What every episode shell runs when it starts: the host commands and the apps' commands as shell
+    functions (see :func:`host_commands`), the apps' shell set-up and a ``date`` that reads the desktop's clock."""
     lines = [f"__mm_host_pl='{_PERL_CLIENT}'",
              '__mm_host() { if [ -n "$__mm_host_pl" ] && [ -x /usr/bin/perl ]; then '
              '/usr/bin/perl -e "$__mm_host_pl" -- "$@"; else command "$@"; fi; }']
@@ -238,83 +242,6 @@ def _session_init() -> str:
                  'local __t; __t=$(__mm_host __mm_clock) && [ -n "$__t" ] || { command date "$@"; return; }; '
                  'command date -d "@$__t" "$@"; }')
     return "\n".join(lines) + "\n"
-
-
-@functools.cache
-def _session_script() -> str:
-    return _session_init()
-
-
-def _init_session(sh: Any) -> None:
-    sh.run(_session_script())
-
-
-def reset_shell(backend: "SimBackend") -> None:
-    """Give the new episode fresh shells: restart one if the last episode used it, drop it if the home moved."""
-    for which in ("main", "aux"):
-        sh = backend._shells.get(which)
-        if sh is None:
-            continue
-        if backend._shell_home is None or Path(backend._shell_home).resolve() != Path(backend.home).resolve():
-            sh.close()
-            del backend._shells[which]
-            continue
-        if which in backend._shells_used:
-            sh.reset()
-            _init_session(sh)
-    backend._shells_used.clear()
-
-
-def _ensure_shell(backend: "SimBackend", which: str) -> Any:
-    sh = backend._shells.get(which)
-    if sh is None:
-        from ....sandbox import ShellSandbox
-
-        cmds = host_commands(backend)
-        try:
-            sh = ShellSandbox(backend.home, timeout=backend.shell_timeout, max_output_chars=backend.max_output_chars,
-                              host_commands=cmds, home_in_sandbox="/Users/user",
-                              env={"TERM": "xterm-256color", "USER": "user"}, keep_running=shell_daemons())
-        except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause
-            raise BackendError(f"could not start the episode shell: {type(e).__name__}: {e}") from e
-        backend._shells[which] = sh
-        backend._shell_home = backend.home
-        _init_session(sh)
-    return sh
-
-
-def run_shell(backend: "SimBackend", command: str, timeout: float | None = None, which: str = "main") -> ShellOutput:
-    """Run ``command`` in the episode's shell. A command issued while that shell is busy (``osascript``
-    running ``do shell script`` or Terminal's ``do script``) goes to a second shell instead of
-    waiting on the first forever; a third level is refused."""
-    backend._desk()
-    if not isinstance(command, str):
-        raise BackendError(f"shell command must be a string, got {type(command).__name__}")
-    if which in backend._shells_busy:
-        which = "aux"
-    if which in backend._shells_busy:
-        return ShellOutput("", "sh: shell commands nested more than two deep are not supported by the simulator\n", 126)
-    sh = _ensure_shell(backend, which)
-    backend._shells_used.add(which)
-    backend._shells_busy.add(which)
-    old = sh.timeout
-    if timeout is not None:
-        sh.timeout = float(timeout)
-    try:
-        res = sh.run(command)
-    finally:
-        sh.timeout = old
-        backend._shells_busy.discard(which)
-    backend._desk().fs_epoch += 1
-    if res.restarted or res.timed_out:
-        _init_session(sh)  # a new shell process lost the session's functions
-    if res.host_calls:
-        backend._desk().invalidate()
-    stderr = res.stderr
-    if res.notice:
-        stderr = (stderr.rstrip("\n") + "\n" if stderr else "") + res.notice + "\n"
-    code = res.exit_code if res.exit_code is not None else -1
-    return ShellOutput(res.stdout, stderr, code, bool(res.timed_out), bool(res.truncated))
 
 
 # ---------------------------------------------------------------------------------- host commands
@@ -381,7 +308,7 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         return (out + "\n") if out else "", "", 0
 
     def open_cmd(argv: list[str], stdin: str) -> tuple[str, str, int]:
-        desk = backend._desk()
+        desk = backend.current_desktop()
         args = argv[1:]
         app_name = None
         targets: list[str] = []
@@ -462,14 +389,14 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
         return backend.prefs.command(argv[1:])
 
     def pbcopy(argv: list[str], stdin: str) -> tuple[str, str, int]:
-        backend._desk().clipboard.set_text(stdin)
+        backend.current_desktop().clipboard.set_text(stdin)
         return "", "", 0
 
     def pbpaste(argv: list[str], stdin: str) -> tuple[str, str, int]:
-        return backend._desk().clipboard.text, "", 0
+        return backend.current_desktop().clipboard.text, "", 0
 
     def networksetup(argv: list[str], stdin: str) -> tuple[str, str, int]:
-        s = backend._desk().settings
+        s = backend.current_desktop().settings
         args = argv[1:]
         if len(args) >= 2 and args[0] == "-getairportpower":
             return f"Wi-Fi Power ({args[1]}): {'On' if s.wifi else 'Off'}\n", "", 0
@@ -525,9 +452,9 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                 i += 1
         if not urls:
             return "", "curl: no URL specified!\n", 2
-        safari = backend._desk().apps["Safari"]
+        safari = backend.current_desktop().apps["Safari"]
         found = safari._lookup(urls[0] if "://" in urls[0] else "http://" + urls[0])  # noqa: SLF001
-        served = None if found is not None else web_request(backend._desk(), urls[0], method, data)
+        served = None if found is not None else web_request(backend.current_desktop(), urls[0], method, data)
         if served is not None:  # a site an app serves (wttr.in, api.github.com, …)
             if fail and served[0] >= 400:
                 return "", f"curl: (22) The requested URL returned error: {served[0]}\n", 22
@@ -569,10 +496,10 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
     def clock(argv: list[str], stdin: str) -> tuple[str, str, int]:
         # the desktop's clock as seconds since the epoch, read as UTC (the shell's TZ), so that the
         # session's ``date`` shows the time the menu bar shows
-        return f"{calendar.timegm(backend._desk().now.timetuple())}\n", "", 0
+        return f"{calendar.timegm(backend.current_desktop().now.timetuple())}\n", "", 0
 
     def app_command(argv: list[str], stdin: str) -> tuple[str, str, int]:
-        desk = backend._desk()
+        desk = backend.current_desktop()
         owner = owners[argv[0]]
         # a CLI tool (CLI_MODULES) keeps no state and has no place on the desktop: a fresh one per call
         app = desk.apps[owner] if owner in desk.apps else app_class(owner)(desk)
@@ -610,7 +537,7 @@ class Preferences:
         self.domains: dict[str, dict[str, Any]] = {}
 
     def _settings(self) -> Any:
-        return self.backend._desk().settings
+        return self.backend.current_desktop().settings
 
     def _virtual(self, domain: str) -> dict[str, Any]:
         s = self._settings()
