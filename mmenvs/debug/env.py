@@ -13,9 +13,18 @@ from typing import Any, Mapping
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, control_word, extract_answer, load_json, registry_path
+from mmenvs.core import (ActionError, ActionOutcome, Evaluation, FunctionDecl, MMEnv, Param, control_word, extract_answer,
+                         load_json, parse_tool_call, registry_path)
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+#: The actions, each with its text form: the parser, the description and the tool specs read these.
+ACTIONS: dict[str, tuple[FunctionDecl, str]] = {
+    "say": (FunctionDecl("say", "Say something; it is echoed back (the episode goes on).",
+                         (Param("text", "string", "What to say."),)), "SAY <text>"),
+    "answer": (FunctionDecl("answer", "Answer the word on the card (ends the episode).",
+                            (Param("word", "string", "The word written on the card."),)), "<answer>word</answer>"),
+    "fail": (FunctionDecl("fail", "Give up (ends the episode)."), "FAIL"),
+}
 
 
 class DebugEchoEnv(MMEnv):
@@ -30,7 +39,8 @@ class DebugEchoEnv(MMEnv):
     or error text; the card, letterboxed to ``obs_size``.
 
     ## Action Space
-    A string: ``SAY <text>``, ``<answer>…</answer>``, ``FAIL``; or a dict ``{"say": …}`` / ``{"answer": …}``.
+    A string: ``SAY <text>``, ``<answer>…</answer>``, ``FAIL``; or a dict ``{"say": …}`` / ``{"answer": …}``,
+    or a function call ``{"name": "say" | "answer" | "fail", "arguments": {...}}`` (``tool_specs()``).
 
     ## Rewards
     1.0 if the answer equals the word (case- and space-insensitive), else 0.0; paid at the end
@@ -86,7 +96,19 @@ class DebugEchoEnv(MMEnv):
         self.images.add(_draw_card(task["word"], tuple(task["background"])))
         return "What word is written on the card? Reply <answer>word</answer>. You may also SAY <text>."
 
+    def action_description(self) -> str:
+        """The grammar as prompt text, from ``ACTIONS`` (what ``act`` parses)."""
+        lines = [f"- {text}: {decl.description}" for decl, text in ACTIONS.values()]
+        calls = ", ".join(decl.signature() for decl, _ in ACTIONS.values())
+        return "One action per step, one of:\n" + "\n".join(lines) + f"\nAs function calls: {calls}."
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """``ACTIONS`` as OpenAI function-calling specs."""
+        return [decl.openai() for decl, _ in ACTIONS.values()]
+
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
+        if isinstance(action, dict) and "name" in action:
+            action = _call_as_text(action)
         if isinstance(action, dict):
             if "answer" in action:
                 action = f"<answer>{action['answer']}</answer>"
@@ -116,6 +138,19 @@ class DebugEchoEnv(MMEnv):
     def random_action(self, rng: np.random.Generator) -> str:
         word = "".join(_ALPHABET[i] for i in rng.integers(0, 26, size=int(rng.integers(3, 8))))
         return [f"SAY {word}", f"<answer>{word}</answer>", "FAIL"][int(rng.choice(3, p=[0.6, 0.3, 0.1]))]
+
+
+def _call_as_text(action: dict[str, Any]) -> str:
+    """A function call of ``ACTIONS`` as the text action it stands for (arguments checked)."""
+    call = parse_tool_call(action)
+    if call.name not in ACTIONS:
+        raise ActionError("unknown_tool", f"Unknown function {call.name!r}: call one of {', '.join(ACTIONS)}.")
+    arguments = ACTIONS[call.name][0].check_arguments(call.arguments)
+    if call.name == "say":
+        return f"SAY {arguments['text']}"
+    if call.name == "answer":
+        return f"<answer>{arguments['word']}</answer>"
+    return "FAIL"
 
 
 def _normalise(text: str) -> str:

@@ -15,7 +15,7 @@ from mmenvs.core import ActionError, ActionOutcome, Evaluation, ImageNotFound, M
 from .generators import CATEGORIES, GENERATORS, generate, sample_problem, train_params
 from .problems import LETTERS, TABLE_ORDER, Problem, answer_from_value, evaluate_expr, load_suite, load_tsv, problem_from_dict, problem_image, resolve_arguments
 from .scoring import aggregate, chain_metrics, effective_calls, is_correct, per_category, tool_usage
-from .tools import TOOLS, ToolCallResult, ToolError, call_tool
+from .tools import TOOLS, ToolCallResult, ToolError, call_tool, tool_specs
 
 MODES = ("tool", "code")
 _IMAGE_ID = re.compile(r"\bimg_\d+\b")
@@ -30,14 +30,27 @@ def _suite(path: str | None) -> list[Problem]:
     return _SUITES[key]
 
 
-def _signature(name: str) -> str:
-    spec = TOOLS[name]
-    parts = [p.name if p.required else f"{p.name}={json.dumps(p.default)}" for p in spec.params]
-    return f"{name}({', '.join(['image'] + parts)})"
+#: The tool list both modes show (built once from the tool declarations).
+TOOL_SIGNATURES = "\n".join(spec.signature() for spec in TOOLS.values())
+#: The answer format when the task is not known (``action_description()``); a reset names the task's.
+GENERIC_ANSWER_FORM = "the option letter for a multiple-choice question, else the value or text only"
 
 
-#: The tool list every tool-mode episode starts with (built once).
-TOOL_SIGNATURES = "\n".join(_signature(n) for n in TOOLS)
+def describe_actions(mode: str, answer_form: str = GENERIC_ANSWER_FORM) -> str:
+    """The action grammar of ``mode`` as prompt text, from the tool declarations: what every reset
+    shows (with the task's ``answer_form``) and what ``action_description()`` returns."""
+    if mode == "tool":
+        grammar = ('Call one tool per message as JSON: {"name": "<tool>", "arguments": {"image": "img_0", ...}}. '
+                   "Each call makes a new image id (img_1, img_2, …) and reports numbers.\nTools:\n" + TOOL_SIGNATURES)
+    elif mode == "code":
+        grammar = ("Send one ```python block per message. numpy (np) and cv2 are available, images are RGB uint8 arrays. "
+                   "Helpers: load_image(id) -> array; save_image(array, parents=[ids], op='...') -> new id; and every tool "
+                   "as tool_name(image='img_0', **params) -> dict with the new 'image' id and numbers. Tools (keyword "
+                   "parameters, defaults in JSON spelling):\n" + TOOL_SIGNATURES)
+    else:
+        raise ValueError(f"VTCBench-v0: mode must be one of {MODES}, got {mode!r}")
+    return (f"{grammar}\nWhen you are done, reply <answer>…</answer> ({answer_form}); "
+            "you may name the image ids your answer relies on before the tag.")
 
 
 @dataclass
@@ -169,16 +182,18 @@ class VTCBenchEnv(MMEnv):
             self.sandbox  # start it now (numpy and cv2 prewarmed), not on the agent's first step
         options = "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(task.choices or []))
         how = ("Answer with the option letter" if task.choices else "Answer with the value or text only")
-        if self.mode == "tool":
-            grammar = ('Call one tool per message as JSON: {"name": "<tool>", "arguments": {"image": "img_0", ...}}. '
-                       "Each call makes a new image id (img_1, img_2, …) and reports numbers.\nTools:\n" + TOOL_SIGNATURES)
-        else:
-            grammar = ("Send one ```python block per message. numpy (np) and cv2 are available, images are RGB uint8 arrays. "
-                       "Helpers: load_image(id) -> array; save_image(array, parents=[ids], op='...') -> new id; and every tool "
-                       "as tool_name(image='img_0', **params) -> dict with the new 'image' id and numbers. Tools: " + ", ".join(TOOLS))
         question = task.question + (f"\n{options}" if options else "")
-        return (f"{question}\n\nThe image is img_0. {grammar}\nWhen you are done, reply <answer>…</answer> ({how}); "
-                "you may name the image ids your answer relies on before the tag.")
+        return f"{question}\n\nThe image is img_0. {describe_actions(self.mode, how)}"
+
+    def action_description(self) -> str:
+        """The action grammar of this env's mode as prompt text (the same text every reset shows,
+        with a generic answer format)."""
+        return describe_actions(self.mode)
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """The 34 tools as OpenAI function-calling specs, from the declarations ``call_tool``
+        validates against (a call is accepted as a dict action in either mode)."""
+        return tool_specs()
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
         if isinstance(action, dict):

@@ -23,10 +23,9 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from mmenvs.core import ActionError, ImageNotFound, ImageStore
+from mmenvs.core import ActionError, ImageNotFound, ImageStore, specs
 
 IMAGE_ID_PATTERN = r"^img_[0-9]+$"
-_REQUIRED = object()
 #: Largest side a tool may produce (keeps a hostile ``resize`` from allocating gigabytes).
 MAX_SIDE = 4096
 #: Largest pixel count a tool may produce.
@@ -45,58 +44,32 @@ class ToolError(ActionError):
     """A tool call the tool set refuses: ``kind`` is a stable code, the message tells the agent what to fix."""
 
 
+#: The schema of the input image every tool takes (``"image": "img_0"``).
+IMAGE_PROPERTY = {"type": "string", "pattern": IMAGE_ID_PATTERN, "default": "img_0",
+                  "description": "Id of the input image (img_0 is the problem's image)."}
+
+
 @dataclass(frozen=True)
-class Param:
-    """One tool parameter: its JSON type, default (absent = required), bounds and allowed values."""
+class Param(specs.Param):
+    """One tool parameter: the core declaration (JSON kind, default: absent = required, bounds,
+    choices) plus VTC-Bench's own kinds ``color`` (3 numbers in 0..255), ``box`` ([x, y, w, h]),
+    ``point`` ([x, y]) and ``image`` (another image id), and ``odd`` for kernel sizes."""
 
-    name: str
-    kind: str  # integer | number | string | boolean | color | box | point | image
-    description: str
-    default: Any = _REQUIRED
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] | None = None
     odd: bool = False
-    nullable: bool = False
 
-    @property
-    def required(self) -> bool:
-        return self.default is _REQUIRED
+    def base_schema(self) -> dict[str, Any]:
+        if self.kind == "color":
+            return {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 255}, "minItems": 3, "maxItems": 3}
+        if self.kind == "box":
+            return {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 4, "maxItems": 4}
+        if self.kind == "point":
+            return {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+        if self.kind == "image":
+            return {"type": "string", "pattern": IMAGE_ID_PATTERN}
+        return super().base_schema()
 
-    def schema(self) -> dict[str, Any]:
-        """The JSON schema of this parameter."""
-        item_bounds: dict[str, Any] = {}
-        if self.minimum is not None:
-            item_bounds["minimum"] = self.minimum
-        if self.maximum is not None:
-            item_bounds["maximum"] = self.maximum
-        if self.kind in ("integer", "number"):
-            out: dict[str, Any] = {"type": self.kind, **item_bounds}
-        elif self.kind == "string":
-            out = {"type": "string"}
-            if self.choices:
-                out["enum"] = list(self.choices)
-        elif self.kind == "boolean":
-            out = {"type": "boolean"}
-        elif self.kind == "color":
-            out = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 255}, "minItems": 3, "maxItems": 3}
-        elif self.kind == "box":
-            out = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 4, "maxItems": 4}
-        elif self.kind == "point":
-            out = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
-        elif self.kind == "image":
-            out = {"type": "string", "pattern": IMAGE_ID_PATTERN}
-        else:  # pragma: no cover - a bug in a tool declaration
-            raise AssertionError(f"unknown parameter kind {self.kind!r}")
-        if self.nullable:
-            out = {"anyOf": [out, {"type": "null"}]}
-        description = self.description
-        if self.odd:
-            description += " Must be odd."
-        out["description"] = description
-        if not self.required:
-            out["default"] = self.default
-        return out
+    def schema_description(self) -> str:
+        return self.description + (" Must be odd." if self.odd else "")
 
 
 @dataclass
@@ -118,13 +91,18 @@ class ToolSpec:
     params: tuple[Param, ...]
     fn: Callable[..., ToolOutput]
 
+    @property
+    def decl(self) -> specs.FunctionDecl:
+        """The tool as a core function declaration (its parameters plus the input ``image``)."""
+        return specs.FunctionDecl(self.name, self.description, self.params, {"image": IMAGE_PROPERTY})
+
     def schema(self) -> dict[str, Any]:
         """JSON schema of the call's ``arguments`` object (``image`` plus the tool's parameters)."""
-        properties = {"image": {"type": "string", "pattern": IMAGE_ID_PATTERN, "default": "img_0",
-                                "description": "Id of the input image (img_0 is the problem's image)."}}
-        properties.update({p.name: p.schema() for p in self.params})
-        required = [p.name for p in self.params if p.required]
-        return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        return self.decl.parameters_schema()
+
+    def signature(self) -> str:
+        """``name(image, p1, p2=default)``: the line the text prompts list."""
+        return self.decl.signature(leading=("image",))
 
 
 @dataclass
@@ -160,6 +138,11 @@ def _tool(name: str, group: str, *params: Param) -> Callable[[Callable[..., Tool
 def tool_names() -> list[str]:
     """Every tool name, in catalog order."""
     return list(TOOLS)
+
+
+def tool_specs() -> list[dict[str, Any]]:
+    """Every tool as an OpenAI function-calling spec (``tools=`` of a chat request), in catalog order."""
+    return [spec.decl.openai() for spec in TOOLS.values()]
 
 
 def tool_catalog() -> list[dict[str, Any]]:
