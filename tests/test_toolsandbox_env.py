@@ -570,7 +570,7 @@ def test_sandbox_options_configure_the_one_code_sandbox() -> None:
         assert env.sandbox.timeout == 10.0  # the env's default (sandbox_defaults)
     finally:
         env.close()
-    with pytest.raises(TypeError, match="sandbox_timeout"):
+    with pytest.raises(TypeError, match=r"sandbox_timeout became sandbox_options=\{'timeout': seconds, 'isolation': ...\}"):
         gym.make("MMToolSandbox-v0", sandbox_timeout=3.0)
     with pytest.raises(ValueError, match="unknown keys \\['tiemout'\\]"):
         gym.make("MMToolSandbox-v0", sandbox_options={"tiemout": 3.0})

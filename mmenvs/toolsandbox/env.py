@@ -161,6 +161,9 @@ class MMToolSandboxEnv(MMEnv):
         self.suite = suite
         if max_messages is not None and (isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 2):
             raise ValueError(f"max_messages must be an integer ≥ 2, got {max_messages!r}")
+        renamed = sorted({"sandbox_timeout", "sandbox_isolation"} & set(kwargs))
+        if renamed:
+            raise TypeError(f"MMToolSandbox-v0: {', '.join(renamed)} became sandbox_options={{'timeout': seconds, 'isolation': ...}}")
         self._max_steps_given = kwargs.get("max_steps") is not None
         self._max_messages_given = max_messages
         self.max_messages = max_messages or 100
