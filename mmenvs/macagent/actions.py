@@ -14,6 +14,9 @@ An action is a string in one of these forms (or the same action as a dict):
   KEY_DOWN, KEY_UP, HOTKEY, MOUSE_DOWN, MOUSE_UP, and WAIT / FAIL / DONE.
 * dict forms of the others: ``{"python": code}``, ``{"bash": command}``, ``{"applescript": source}``,
   ``{"control": "DONE"}``.
+* function calls of the ``computer_use``, ``bash`` and ``applescript`` tools, OpenAI computer-use actions
+  and Anthropic ``computer_20250124`` actions: ``action_specs`` declares them (and the prompt text and
+  tool schemas of each agent set-up) and translates them into pyautogui calls.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from mmenvs.core import ActionError, code_blocks, control_word
+from mmenvs.macagent import action_specs
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 
 ActionKind = Literal["control", "python", "bash", "applescript", "computer"]
@@ -124,6 +128,9 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def _parse_dict(action: dict[str, Any]) -> MacAction:
+    if action_specs.is_foreign_dict(action):  # tool calls, OpenAI and Anthropic computer-use actions
+        kind, payload = action_specs.translate_dict(action)
+        return MacAction("control", word=payload) if kind == "control" else MacAction(kind, code=payload)  # type: ignore[arg-type]
     for key, kind in (("python", "python"), ("bash", "bash"), ("applescript", "applescript")):
         if key in action:
             if set(action) != {key} or not isinstance(action[key], str):

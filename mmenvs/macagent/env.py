@@ -13,6 +13,7 @@ from gymnasium import spaces
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
 from mmenvs.core.memory import release_free_memory, tune_allocator
+from mmenvs.macagent import action_specs
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
@@ -358,6 +359,17 @@ class MacAgentEnv(MMEnv):
         return self.screen.frame()
 
     # ------------------------------------------------------------------ agents
+    def action_description(self, framework: str | None = None) -> str:
+        """The action grammar as prompt text, for an agent set-up: "pyautogui" (pyautogui code or
+        WAIT/FAIL/DONE), "computer_use" (the computer_use tool), "hybrid" (GUI code, bash, AppleScript);
+        None: everything the parser accepts. Generated from the parser's tables (``action_specs``)."""
+        return action_specs.describe(framework, PyAutoGUIShim, self.backend.screen_size)
+
+    def tool_specs(self, framework: str | None = None) -> list[dict[str, Any]]:
+        """OpenAI function schemas: the computer_use tool (plus bash and applescript for "hybrid" and
+        None). A call comes back as ``{"name", "arguments"}``, which ``act`` takes as it is."""
+        return action_specs.tool_specs(framework, self.backend.screen_size)
+
     def oracle_action(self, obs: dict[str, Any], info: dict[str, Any]) -> str | dict[str, Any]:
         """The next action of the task's reference solution (by step count), then ``DONE``; a
         ``click_element``/``drag_element`` step acts where the element is on screen now (solutions.py)."""
