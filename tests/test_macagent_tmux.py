@@ -1,17 +1,19 @@
 """tmux in the MacAgent sim: the real tmux inside the episode's confined shell — a round trip with a
-program in a pane, the server surviving between commands but not into the next episode, the
-sandbox's limits binding it, both shells seeing one server, ``tmux attach`` in the simulated
-Terminal, and the sandbox's ``keep_running`` option underneath."""
+program in a pane, the server surviving between commands but not into the next episode (nor
+writing into its home), the sandbox's limits binding it, both shells seeing one server, ``tmux
+attach`` in the simulated Terminal, and the sandbox's ``keep_running`` option underneath. The tests
+wait (tests/_wait.py) for what tmux does on its own time: a pane's program starting or answering."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from _wait import is_running, wait_until
 
 from mmenvs.macagent.backends.sim.apps import APPS, CLI_APPS, shell_daemons
 from mmenvs.macagent.backends.sim.backend import SimBackend
@@ -43,33 +45,48 @@ def start_responder(backend: SimBackend, name: str = "svc") -> None:
     assert code == 0, err
 
 
-def wait_for(backend: SimBackend, session: str, pattern: str) -> str:
-    """The pane's text once a line matches ``pattern`` (grep -E), polling inside the shell."""
-    out, err, code = sh(backend, f"for i in $(seq 100); do tmux capture-pane -p -t {session} | grep -qE '{pattern}' && break; "
-                                 f"sleep 0.05; done; tmux capture-pane -p -t {session}")
+def capture(backend: SimBackend, session: str) -> str:
+    out, err, code = sh(backend, f"tmux capture-pane -p -t {session}")
     assert code == 0, err
     return out
 
 
+def wait_for(backend: SimBackend, session: str, pattern: str) -> str:
+    """The pane's text once a line matches the regular expression ``pattern`` (the pane's program
+    answers on its own time)."""
+    return wait_until(lambda: capture(backend, session), check=lambda screen: re.search(pattern, screen, re.M),
+                      what=f"a line matching {pattern!r} in tmux session {session}")
+
+
+def _comm_and_parent(pid: int) -> tuple[str, int] | None:
+    try:
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None  # exited meanwhile
+    return comm, ppid
+
+
+def tmux_servers(pids: set[int]) -> list[int]:
+    """The tmux servers among ``pids``. A pane's process carries the server's name from its fork to its
+    exec, so a "tmux: server" whose parent is a tmux server is a pane starting, not a second server."""
+    servers = []
+    for pid in pids:
+        info = _comm_and_parent(pid)
+        if info is not None and info[0] == "tmux: server" and (_comm_and_parent(info[1]) or ("",))[0] != "tmux: server":
+            servers.append(pid)
+    return sorted(servers)
+
+
 def server_pids(backend: SimBackend) -> list[int]:
     """Host pids of tmux servers inside the backend's main shell (its cgroup or process tree)."""
-    shell = backend.shells.sandbox("main")
-    pids = []
-    for pid in shell._current_pids():
-        try:
-            if Path(f"/proc/{pid}/comm").read_text().strip() == "tmux: server":
-                pids.append(pid)
-        except OSError:
-            continue
-    return pids
+    return tmux_servers(backend.shells.sandbox("main")._current_pids())
 
 
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+def window_commands(backend: SimBackend, session: str) -> list[str]:
+    out, err, code = sh(backend, f"tmux list-windows -t {session} -F '#{{pane_current_command}}'")
+    assert code == 0, err
+    return out.split()
 
 
 def test_tmux_is_a_cli_app_with_its_server_as_the_shell_daemon():
@@ -95,25 +112,36 @@ def test_the_server_is_kept_but_other_leftovers_are_stopped(backend):
     out = backend.run_shell("sleep 300 &")
     assert "background process(es) left by the command were stopped" in out.stderr
     assert sh(backend, "tmux has-session -t svc")[2] == 0
-    # processes started inside the session later belong to the server and stay too
-    sh(backend, "tmux new-window -t svc 'sleep 300'")
-    out, _, _ = sh(backend, "tmux list-windows -t svc -F '#{pane_current_command}'")
-    assert out.split() == ["bash", "sleep"]
+    # processes started inside the session later belong to the server and stay too; the new pane
+    # shows "bash" (the shell tmux runs the command with) until that shell has exec'd sleep
+    assert sh(backend, "tmux new-window -t svc 'sleep 300'")[2] == 0
+    wait_until(lambda: window_commands(backend, "svc"), check=lambda names: names == ["bash", "sleep"],
+               what="the new window's pane to run sleep")
+    assert window_commands(backend, "svc") == ["bash", "sleep"]  # still there after more commands
 
 
 def test_no_tmux_server_survives_into_the_next_episode(backend, tmp_path):
     start_responder(backend)
     pids = server_pids(backend)
-    assert len(pids) == 1 and alive(pids[0])
+    assert len(pids) == 1 and is_running(pids[0])
     backend.reset(now=NOW, home=tmp_path / "home")
-    deadline = time.monotonic() + 5
-    while alive(pids[0]) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not alive(pids[0])
+    assert not is_running(pids[0])  # reset returns once the last episode's processes have exited
     out, err, code = sh(backend, "tmux ls")
     assert code == 1 and out == ""
     assert err.startswith(("no server running on", "error connecting to"))
     assert server_pids(backend) == []
+
+
+def test_a_program_of_the_last_episode_writes_nothing_into_the_next_ones_home(backend, tmp_path):
+    # a pane writing into the home without pause: had it still run while the home was emptied, its
+    # file would be waiting in the next episode's home
+    (backend.home / "writer.sh").write_text("while :; do : > ~/left-over; done\n")
+    assert sh(backend, "tmux new-session -d -s w 'bash ~/writer.sh'")[2] == 0
+    wait_until(lambda: (backend.home / "left-over").exists(), what="the pane's program to write ~/left-over")
+    [server] = server_pids(backend)
+    backend.reset(now=NOW, home=tmp_path / "home")
+    assert not is_running(server)
+    assert not (backend.home / "left-over").exists() and not (backend.home / "writer.sh").exists()
 
 
 def test_the_server_stays_inside_the_shell_limits(backend):
@@ -177,17 +205,12 @@ def test_keep_running_is_what_lets_a_daemon_outlive_its_command(tmp_path):
 def test_keep_running_ends_with_reset_and_close(tmp_path):
     with ShellSandbox(tmp_path, keep_running=("tmux: server",)) as shell:
         shell.run("export TMUX_TMPDIR=$HOME; tmux new-session -d -s k 'sleep 300'")
-        pids = [p for p in shell._current_pids() if Path(f"/proc/{p}/comm").read_text().strip() == "tmux: server"]
+        pids = tmux_servers(shell._current_pids())
         assert len(pids) == 1
         shell.reset()
-        deadline = time.monotonic() + 5
-        while alive(pids[0]) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not alive(pids[0])
+        assert not is_running(pids[0])  # reset returns once the old shell's processes have exited
         assert shell.run("export TMUX_TMPDIR=$HOME; tmux has-session -t k").exit_code == 1
-        shell.run("tmux new-session -d -s k2 'sleep 300'")
-        pids = [p for p in shell._current_pids() if Path(f"/proc/{p}/comm").read_text().strip() == "tmux: server"]
-    deadline = time.monotonic() + 5
-    while alive(pids[0]) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not alive(pids[0]) and os.path.exists("/proc/self")
+        assert shell.run("tmux new-session -d -s k2 'sleep 300'").exit_code == 0
+        pids = tmux_servers(shell._current_pids())
+        assert len(pids) == 1
+    assert not is_running(pids[0]) and os.path.exists("/proc/self")  # close() too

@@ -83,10 +83,13 @@ class SimBackend(MacBackend):
         home = Path(home)
         if self.desktop is not None:
             self.desktop.release()
+        self.home = home
+        # The last episode's processes (a tmux server, its panes' programs) stop before the home
+        # is emptied: still running, they could write into the next episode's home.
+        self.shells.new_episode()
         _wipe(home)
         for d in STANDARD_DIRS:
             (home / d).mkdir(exist_ok=True)
-        self.home = home
         desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now,
                        buffers=self._frame_buffers)
         for cls in app_classes():
@@ -99,7 +102,6 @@ class SimBackend(MacBackend):
 
         self.prefs = Preferences(self)
         self.applescript_host = None
-        self.shells.new_episode()
 
     def close(self) -> None:
         """Stop the shell worker. Idempotent."""

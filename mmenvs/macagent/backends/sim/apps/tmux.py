@@ -6,7 +6,8 @@ confined shell. Nothing about tmux itself is simulated; this module only fits it
   so a session started in one is reachable from the other, as on a Mac where both share ``/tmp``;
 * the tmux server and everything running in its panes may outlive the command that started them
   (the sandbox stops any other process a command leaves behind); they end with the episode, when
-  the shell is restarted at reset, and stay inside the shell's process and memory limits;
+  the shell is restarted at reset (before the home is emptied for the next episode, so nothing they
+  write is left in it), and stay inside the shell's process and memory limits;
 * ``tmux attach`` (which needs a terminal the simulated Terminal cannot give it) shows what the
   session's active pane shows right now and detaches, like attaching, looking and pressing
   ``ctrl-b d``. Every other tmux command is the real one.
