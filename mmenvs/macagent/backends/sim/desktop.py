@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image, ImageDraw
 
+from mmenvs.core.confined import ConfinedDir
+
 from .events import EventRouter
 from .icons import icon as load_icon
 from .menus import MenuItem, OpenMenu, sep
@@ -91,6 +93,8 @@ class Desktop(EventRouter):
         # the backend passes its own, so frame memory is reused across episodes
         self.buffers = buffers if buffers is not None else composite.FrameBuffers(screen_size)
         self.home = home
+        # the one way host code touches the agent's home (symlinks, FIFOs and '..' never lead out of it)
+        self.home_files = ConfinedDir(home)
         self.now = now
         self.apps: dict[str, App] = {}
         self.backend: Any = None  # the SimBackend (shell, paths, scripting)
