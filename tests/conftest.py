@@ -1,5 +1,6 @@
 """Shared test settings: a hypothesis profile that keeps fuzzing affordable on 2 cores, and the
-simulated desktop fixture the MacAgent app tests share."""
+simulated desktop fixture the MacAgent app tests share. A test that must wait for something that
+happens on its own time (a process, a thread, a tmux pane) uses ``tests/_wait.py``'s ``wait_until``."""
 
 from datetime import datetime
 

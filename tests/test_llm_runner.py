@@ -8,14 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import openai  # noqa: F401  (the llm extra is part of dev: these tests fail, not skip, without it)
-import psutil
 import pytest
 
 import llm_support
+from _wait import is_running, wait_until
 from mmenvs.baselines.llm.testserver import OpenAITestServer
 from mmenvs.cli import main
 from mmenvs.runner import evaluate, read_records
@@ -109,16 +108,6 @@ def test_cli_eval_with_the_llm_agent(tmp_path, capsys, monkeypatch):
     assert "NOT_SET_ANYWHERE_42: that environment variable is not set" in capsys.readouterr().err
 
 
-def _wait_for(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
 def test_ctrl_c_stops_cleanly_and_resume_finishes_the_run(tmp_path):
     out, pids = tmp_path / "run", tmp_path / "pids"
     pids.mkdir()
@@ -128,10 +117,10 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_run(tmp_path):
                "--tasks", "6", "--workers", "2", "--out", str(out)]
     process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for(lambda: (out / "episodes.jsonl").exists() and len((out / "episodes.jsonl").read_text().splitlines()) >= 2,
-                  240, "the two quick episodes to be recorded")
-        worker_pids = _wait_for(lambda: [int(p.stem) for p in pids.glob("*.pid")] if len(list(pids.glob("*.pid"))) >= 2 else None,
-                                120, "both workers to be busy")
+        wait_until(lambda: (out / "episodes.jsonl").exists() and len((out / "episodes.jsonl").read_text().splitlines()) >= 2,
+                   timeout=240, what="the two quick episodes to be recorded")
+        worker_pids = wait_until(lambda: [int(p.stem) for p in pids.glob("*.pid")], check=lambda found: len(found) >= 2,
+                                 timeout=120, what="both workers to be busy")
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=120)
     finally:
@@ -142,7 +131,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_run(tmp_path):
     records = _records(out)
     assert len(records) == 2 and all(r["success"] for r in records)
     for pid in worker_pids:
-        _wait_for(lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, 30, f"worker {pid} to end")
+        wait_until(lambda: not is_running(pid), what=f"worker {pid} to end")
     done = subprocess.run(command + ["--resume"], env={**environment, "SLOW_AGENT_FAST": "1"}, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
