@@ -20,6 +20,7 @@ from mmenvs.core import ActionError, FunctionDecl, Param, function_spec
 from mmenvs.debug.env import ACTIONS as ECHO_ACTIONS
 from mmenvs.debug.env import DebugEchoEnv
 from mmenvs.macagent import action_specs
+from mmenvs.toolsandbox.env import MODE_GRAMMARS
 from mmenvs.macagent.actions import VERB_PARAMS, PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.vtc.env import VTCBenchEnv, describe_actions
 from mmenvs.vtc.tools import TOOLS, ToolError, validate_arguments
@@ -48,7 +49,7 @@ def sample(schema: dict[str, Any]) -> Any:
         return True
     if kind == "array":
         return [sample(schema.get("items", {"type": "string"})) for _ in range(max(1, schema.get("minItems", 1)))]
-    if kind == "object":
+    if kind == "object" or not schema or set(schema) == {"description"}:
         return {}
     raise AssertionError(f"no sample for {schema}")
 
@@ -167,6 +168,64 @@ def test_vtc_function_call_dict_runs_in_both_modes():
         _, _, _, _, info = env.step({"name": "colorspace", "arguments": {"image": "img_0", "shade": "gray"}})
         assert "unknown parameter" in info["action_error"]
         env.close()
+
+
+# ---------------------------------------------------------------------------------------------- MMToolSandbox
+@pytest.fixture(scope="module")
+def sandbox_tool_env():
+    env = gym.make("MMToolSandbox-v0", mode="tool")
+    yield env
+    env.close()
+
+
+def test_toolsandbox_tool_specs_follow_the_working_set(sandbox_tool_env):
+    env = sandbox_tool_env
+    obs, _ = env.reset(options={"task_id": "contacts_business_card"})
+    unwrapped = env.unwrapped
+    specs = unwrapped.tool_specs()
+    assert [s["function"]["name"] for s in specs] == ["search_tools", "execute_code"]
+    for spec, raw in zip(specs, unwrapped.callable_tool_specs()):
+        assert check_function_spec(spec) == raw["parameters"] and spec["function"]["description"] == raw["description"]
+    description = unwrapped.action_description()
+    assert obs["text"].startswith(description + "\nCurrent device time:")
+    assert description.startswith(MODE_GRAMMARS["tool"])
+    env.step({"name": "search_tools", "arguments": {"query": "create contact"}})
+    names = [s["function"]["name"] for s in unwrapped.tool_specs()]
+    assert len(names) > 2 and names == [s["name"] for s in unwrapped.callable_tool_specs()]
+    grown = unwrapped.action_description()
+    assert all(f"- {name}(" in grown for name in names)  # the description names every callable tool
+    _, _, _, _, info = env.step({"name": "search_tools", "arguments": {"query": "contact", "colour": "red"}})
+    assert "unknown parameter" in info["action_error"]
+
+
+@pytest.mark.parametrize("mode", ["code", "tool", "ui"])
+def test_toolsandbox_reset_text_starts_with_the_mode_description(mode):
+    env = gym.make("MMToolSandbox-v0", mode=mode)
+    obs, _ = env.reset(seed=0)
+    description = env.unwrapped.action_description()
+    assert obs["text"].startswith(description) and description.startswith(MODE_GRAMMARS[mode])
+    listed = re.findall(r"^- (\w+)\(", description, re.MULTILINE)
+    assert listed == [s["function"]["name"] for s in env.unwrapped.tool_specs()]
+    env.close()
+
+
+@pytest.mark.parametrize("toolset", ["full", "compact"])
+def test_toolsandbox_schemas_accept_what_bind_accepts(toolset):
+    from mmenvs.toolsandbox.catalog import toolset_tools
+    from mmenvs.toolsandbox.meta import EXECUTE_TOOL, SEARCH_TOOL
+    from mmenvs.toolsandbox.world import ToolError as WorldToolError
+
+    tools = {**toolset_tools(toolset), "search_tools": SEARCH_TOOL, "execute_code": EXECUTE_TOOL}
+    for name, tool in tools.items():
+        parameters = check_function_spec(function_spec(name, tool.description, tool.schema()))
+        base = required_sample(parameters)
+        for param, schema in parameters["properties"].items():
+            arguments = {**base, param: sample(schema)}
+            VALIDATOR(parameters).validate(arguments)
+            assert set(tool.bind(arguments)) == set(arguments), (name, param)
+        with pytest.raises(WorldToolError, match="unknown parameter"):
+            tool.bind({**base, "not_a_parameter": 1})
+        assert_schema_refuses(parameters, {**base, "not_a_parameter": 1})
 
 
 # ---------------------------------------------------------------------------------------------- DebugEcho

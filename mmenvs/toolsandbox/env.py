@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, letterbox, parse_tool_call
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, function_spec, letterbox, parse_tool_call
 
 from .catalog import full_name_map, toolset_tools, ui_tools
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
@@ -58,22 +58,26 @@ class ToolSandboxEpisode:
     ui: UIServer | None = None  # the UI server of mode="ui"
 
 
-_CODE_PREAMBLE = (
-    "Mode: code. Reply with one ```python``` block to run it in a persistent Python sandbox where every tool is a "
-    "function (find tools with search_tools(query='...'); results are returned as Python values, print what you "
-    "need). Text without a code block is your reply to the user."
-)
-_TOOL_PREAMBLE = (
-    'Mode: tool. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to '
-    "the user. Start with search_tools (query words match tool names, apps and descriptions); execute_code runs Python "
-    "in a sandbox where tools are functions."
-)
-_UI_PREAMBLE = (
-    'Mode: ui. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to the user. '
-    "The user makes their choices on screens you build: render a screen with render_ui_screen, show it with "
-    "show_ui_to_user, and act on the interaction it returns. Find tools with search_tools (the UI tools too: "
-    "search 'ui screen'; ui_get_quick_start explains screens); execute_code runs Python where tools are functions."
-)
+#: What each mode's agent sends (today's preambles, kept in this one table): ``describe_mode`` adds the
+#: tools callable at that moment from their declarations; every reset shows it and it is ``action_description()``.
+MODE_GRAMMARS = {
+    "code": ("Mode: code. Reply with one ```python``` block to run it in a persistent Python sandbox where every tool is a "
+             "function (find tools with search_tools(query='...'); results are returned as Python values, print what you "
+             "need). Text without a code block is your reply to the user."),
+    "tool": ('Mode: tool. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to '
+             "the user. Start with search_tools (query words match tool names, apps and descriptions); execute_code runs Python "
+             "in a sandbox where tools are functions."),
+    "ui": ('Mode: ui. Send one JSON tool call {"name": ..., "arguments": {...}} per step, or plain text to reply to the user. '
+           "The user makes their choices on screens you build: render a screen with render_ui_screen, show it with "
+           "show_ui_to_user, and act on the interaction it returns. Find tools with search_tools (the UI tools too: "
+           "search 'ui screen'; ui_get_quick_start explains screens); execute_code runs Python where tools are functions."),
+}
+
+
+def describe_mode(mode: str, callable_tools: list[Tool]) -> str:
+    """The grammar of ``mode`` and the signature of every tool callable now (from the tool declarations)."""
+    lines = [f"- {tool.name}{tool.signature_text()}: {tool.summary}" for tool in callable_tools]
+    return f"{MODE_GRAMMARS[mode]}\nCallable now (search_tools adds more):\n" + "\n".join(lines)
 
 
 class MMToolSandboxEnv(MMEnv):
@@ -280,9 +284,8 @@ class MMToolSandboxEnv(MMEnv):
         first = self.user.start(task)
         if self.mode == "ui":
             self.episode.ui = UIServer(world, self.user.interact, self._log_user_tool)
-        preamble = {"code": _CODE_PREAMBLE, "tool": _TOOL_PREAMBLE, "ui": _UI_PREAMBLE}[self.mode]
         now = task.reference_time.strftime("%A %Y-%m-%d %H:%M")
-        return f"{preamble}\nCurrent device time: {now}.\n\n{self._deliver(first)}"
+        return f"{self.action_description()}\nCurrent device time: {now}.\n\n{self._deliver(first)}"
 
     def _deliver(self, message: UserMessage) -> str:
         """Count a user message, make its images visible, and render it for the agent."""
@@ -512,8 +515,19 @@ class MMToolSandboxEnv(MMEnv):
         """Specs (name, app, description, JSON schema) of what the agent may call now: the pinned meta
         tools and the working set, least recently used first. In tool mode this is the function list an
         LLM harness passes to the model each turn."""
+        return [tool.spec() for tool in self._callable_tools()]
+
+    def _callable_tools(self) -> list[Tool]:
         meta = {"search_tools": SEARCH_TOOL, "execute_code": EXECUTE_TOOL}
-        return [(meta[name] if name in meta else self.tools[name]).spec() for name in self.search.working]
+        return [meta[name] if name in meta else self.tools[name] for name in self.search.working]
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """``callable_tool_specs()`` as OpenAI function-calling specs (re-read every turn: the working set moves)."""
+        return [function_spec(spec["name"], spec["description"], spec["parameters"]) for spec in self.callable_tool_specs()]
+
+    def action_description(self) -> str:
+        """This mode's grammar and the tools callable now, from their declarations (what every reset shows)."""
+        return describe_mode(self.mode, self._callable_tools())
 
     @property
     def transcript(self) -> list[dict[str, Any]]:
