@@ -19,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import ActionError
+from .budget import EpisodeBudget
 from .images import ImageStore
 from .spaces import UnicodeText, clip_text, image_space, letterbox, to_rgb
 
@@ -81,6 +82,7 @@ class MMEnv(gym.Env[dict, str]):
         render_mode: str | None = None,
         max_steps: int | None = None,
         sandbox_options: Mapping[str, Any] | None = None,
+        budget: EpisodeBudget | Mapping[str, Any] | None = None,
     ) -> None:
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
@@ -94,6 +96,8 @@ class MMEnv(gym.Env[dict, str]):
         self.reward_mode = reward_mode
         self.render_mode = render_mode
         self.sandbox_options = _checked_sandbox_options(type(self).__name__, sandbox_options)
+        #: The episode's host-side limits (mmenvs.core.budget); the ``budget`` kwarg overrides fields.
+        self.budget = EpisodeBudget.from_option(budget)
         self._sandbox: Any = None
         self.images = ImageStore(max_raw_bytes=self.image_memory_budget)
         extra_spaces = self.extra_observation_spaces()
