@@ -9,7 +9,8 @@ Two kinds of rows go into one table:
 * **workload rows** from every ``mmenvs/<package>/bench.py`` that defines ``workloads() -> list[dict]``
   (sandbox start-up, per-tool costs against bare OpenCV, scenario generation, …). A row is a dict with
   ``name``, ``median_ms``, ``p95_ms`` and optionally ``per_s``, ``peak_rss_mb``, ``target_ms``, ``peer``,
-  ``ratio`` (ours / peer) and ``note``.
+  ``ratio`` (ours / peer) and ``note``; and from ``HARNESS_WORKLOADS`` (the LLM harness's own overhead
+  per step, next to the env step it wraps).
 
 Each env and each workload module runs in its own subprocess, so peak memory is per env and one
 benchmark's caches do not flatter another's.
@@ -164,9 +165,19 @@ def run(env_ids: Sequence[str] | None = None, *, workloads: bool = True, timeout
     for env_id in ids:
         rows += _in_subprocess("env", env_id, timeout)
     if workloads:
-        for module in workload_modules_for(env_ids):
+        for module in workload_modules_for(env_ids) + harness_workloads_for(env_ids):
             rows += _in_subprocess("workloads", module, timeout)
     return rows
+
+
+#: Workload modules outside the env packages, with the env whose step each wraps: the LLM harness's own
+#: overhead per step, measured around MacAgent's 1280x800 screenshot step.
+HARNESS_WORKLOADS = {"mmenvs.baselines.llm.bench": "MacAgent-v0"}
+
+
+def harness_workloads_for(env_ids: Sequence[str] | None) -> list[str]:
+    """The agent-harness workload modules to run: all without ``env_ids``, else those wrapping a named env."""
+    return [module for module, env_id in HARNESS_WORKLOADS.items() if not env_ids or env_id in env_ids]
 
 
 def env_packages() -> dict[str, str]:

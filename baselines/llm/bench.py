@@ -1,102 +1,119 @@
-"""The LLM harness's own overhead per step, for a 1280×800 MacAgent screenshot (issue 13's target: ≤ 5 ms).
+"""The LLM harness's own overhead per step, next to the MacAgent env step it wraps (issue 13's target:
+≤ 5 ms for a 1280×800 screenshot step).
 
-``workloads()`` returns rows in the shape of ``mmenvs bench`` (``mmenvs.benchmarks.harness``):
+``workloads()`` returns rows in the shape of ``mmenvs bench`` (``mmenvs.benchmarks.harness``). One real
+agent–env loop on MacAgent-v0 (pyautogui framework, the env's own ``action_description()``): the reply
+is a pyautogui click on Finder's sidebar that changes the window every step, so every step stores a
+new full-size screenshot the harness must encode. Interleaved, so machine load hits both alike:
 
-- "harness step": ``LLMAgent.act`` with the model call replaced by a canned reply: recording the
-  observation (JPEG-encoding the new full-size screenshot into a data URL), building the request
-  (history with the image window, the cache key's hash) and turning the reply into an action.
+- "env step": ``env.step`` of that click (input event, new screenshot, accessibility tree);
+- "harness step": ``LLMAgent.act`` with the model call replaced by the canned reply: recording the
+  observation (JPEG-encoding the new screenshot into a data URL), building the request (history with
+  the image window) and turning the reply into an action;
 - "harness step + loopback HTTP": the same through the real openai client and the project's test
   server on 127.0.0.1 (adds request serialisation, which grows with the images kept).
 
-Run it alone with ``python -m mmenvs.baselines.llm.bench``.
+Each row gives wall-clock median/p95 and, in its note, the median CPU time of the process (other
+helpers' load stretches wall time, not CPU time). Run it alone with ``python -m mmenvs.baselines.llm.bench``.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+#: The Finder task and sidebar rows of MacAgent's own GUI bench (a click there changes the window).
+from mmenvs.macagent.bench import FINDER_CLICK_TASK, FINDER_SIDEBAR_ROWS_Y, FINDER_SIDEBAR_X
 
-def _screenshot() -> np.ndarray:
-    import gymnasium as gym
-
-    env = gym.make("MacAgent-v0")
-    try:
-        _, info = env.reset(seed=0)
-        return np.array(env.unwrapped.images.rgb(info["images"][-1]))
-    finally:
-        env.close()
+TARGET_MS = 5.0
 
 
-class _ScreenshotStream:
-    """Stands in for the env: a new 1280×800 screenshot every step (one pixel row changes), the
-    action interface the agent reads, and MacAgent's class name so the pyautogui framework applies."""
-
-    def __init__(self, screenshot: np.ndarray) -> None:
-        from mmenvs.core import ImageStore
-
-        self.screenshot = screenshot
-        self.images = ImageStore()
-        self.step_index = 0
-
-    def action_description(self) -> str:
-        return "DONE | FAIL | WAIT | ```python pyautogui calls```"
-
-    def tool_specs(self) -> list[dict[str, Any]]:
-        return [{"type": "function", "function": {"name": "computer_use", "description": "GUI", "parameters": {"type": "object"}}}]
-
-    def next(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        frame = self.screenshot.copy()
-        frame[self.step_index % frame.shape[0], :, :] ^= 0xFF
-        self.step_index += 1
-        image_id = self.images.add(frame)
-        return {"text": f"OK ({self.step_index} input event(s)).", "instruction": "Open Notes."}, {"images": [image_id], "action_error": None}
+def _click(step: int) -> str:
+    y = FINDER_SIDEBAR_ROWS_Y[step % 2]
+    return f"Click the sidebar row.\n```python\nimport pyautogui\npyautogui.click({FINDER_SIDEBAR_X}, {y})\n```"
 
 
-_ScreenshotStream.__name__ = _ScreenshotStream.__qualname__ = "MacAgentEnv"
+def _completion(text: str) -> Any:
+    from openai.types.chat import ChatCompletion
+
+    return ChatCompletion.model_validate({
+        "id": "c", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
 
-def _measure_steps(agent: Any, stream: _ScreenshotStream, steps: int) -> list[float]:
-    obs, info = stream.next()
-    agent.bind(stream)
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    value = fn()
+    return value, (time.perf_counter() - wall) * 1000.0, (time.process_time() - cpu) * 1000.0
+
+
+def measure_loop(env: Any, agent: Any, steps: int, warmup: int = 4) -> dict[str, list[float]]:
+    """Play ``steps`` agent–env steps on the Finder task; wall and CPU milliseconds of each env step
+    and each ``agent.act`` (the first ``warmup`` of each left out)."""
+    obs, info = env.reset(options={"task_id": FINDER_CLICK_TASK})
+    agent.bind(env)
     agent.reset(info)
-    agent.act(obs, info)  # the first step builds the system prompt
-    samples = []
-    for _ in range(steps):
-        obs, info = stream.next()
-        start = time.perf_counter()
-        agent.act(obs, info)
-        samples.append((time.perf_counter() - start) * 1000.0)
+    samples: dict[str, list[float]] = {"env": [], "env_cpu": [], "act": [], "act_cpu": []}
+    action = agent.act(obs, info)  # the first step builds the system prompt
+    for index in range(steps + warmup):
+        (obs, _, _, _, info), env_wall, env_cpu = _timed(lambda: env.step(action))
+        if info.get("action_error"):
+            raise RuntimeError(f"LLM harness bench: the env refused {action!r}: {info['action_error']}")
+        if not info.get("images"):
+            raise RuntimeError("LLM harness bench: the click left the screen as it was (no new screenshot to encode)")
+        action, act_wall, act_cpu = _timed(lambda: agent.act(obs, info))
+        if index >= warmup:
+            for key, value in (("env", env_wall), ("env_cpu", env_cpu), ("act", act_wall), ("act_cpu", act_cpu)):
+                samples[key].append(value)
     return samples
 
 
 def workloads(steps: int = 60) -> list[dict[str, Any]]:
-    from openai.types.chat import ChatCompletion
-
     from mmenvs.baselines.llm.agent import LLMAgent
-    from mmenvs.baselines.llm.testserver import OpenAITestServer, replay
+    from mmenvs.baselines.llm.testserver import OpenAITestServer
     from mmenvs.benchmarks.harness import timing_row
+    from mmenvs.macagent.env import MacAgentEnv
 
-    screenshot = _screenshot()
-    reply = ChatCompletion.model_validate({
-        "id": "c", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": "Click Notes.\n```python\npyautogui.click(640, 780)\n```"}}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
-    agent = LLMAgent("m", base_url="http://127.0.0.1:9/v1", api_key="k", framework="pyautogui", max_images=4)
-    agent._call_endpoint = lambda request: (json.dumps(request["messages"][-1]["content"][0]), reply)[1]  # no network
-    rows = [timing_row(f"LLM harness: step, {screenshot.shape[1]}x{screenshot.shape[0]} JPEG q85 (no model call)",
-                       _measure_steps(agent, _ScreenshotStream(screenshot), steps))]
-    texts = [reply.choices[0].message.content] * (steps + 1)
-    with OpenAITestServer(replay(*texts)) as server:
-        live = LLMAgent("m", base_url=server.base_url, api_key="k", framework="pyautogui", max_images=4)
-        rows.append(timing_row("LLM harness: step + loopback HTTP (openai client, test server, 4 images kept)",
-                               _measure_steps(live, _ScreenshotStream(screenshot), steps)))
-        live.close()
-    return rows
+    env = MacAgentEnv(max_steps=100_000)  # never truncated mid-batch; screenshots kept (the agent reads the store)
+    try:
+        width, height = env.backend.screen_size
+        replies = {"n": 0}
+
+        def canned(request: dict[str, Any]) -> Any:
+            replies["n"] += 1
+            return _completion(_click(replies["n"]))
+
+        agent = LLMAgent("m", base_url="http://127.0.0.1:9/v1", api_key="k", framework="pyautogui", max_images=4)
+        agent._call_endpoint = canned  # no network: the harness's own work only
+        local = measure_loop(env, agent, steps)
+
+        def policy(request: dict[str, Any]) -> str:
+            replies["n"] += 1
+            return _click(replies["n"])
+
+        with OpenAITestServer(policy) as server:
+            live = LLMAgent("m", base_url=server.base_url, api_key="k", framework="pyautogui", max_images=4)
+            loopback = measure_loop(env, live, steps)
+            live.close()
+    finally:
+        env.close()
+
+    def median(values: list[float]) -> float:
+        return float(np.median(values))
+
+    env_median = median(local["env"] + loopback["env"])
+    return [
+        timing_row(f"LLM harness: the env step it wraps (MacAgent pyautogui click that changes the window, new {width}x{height} screenshot)",
+                   local["env"] + loopback["env"], note=f"CPU {median(local['env_cpu'] + loopback['env_cpu']):.2f} ms median"),
+        timing_row(f"LLM harness: own work per step, {width}x{height} JPEG q85 data URL + request + reply parse (no model call)",
+                   local["act"], target_ms=TARGET_MS,
+                   note=f"CPU {median(local['act_cpu']):.2f} ms median; {100 * median(local['act']) / env_median:.0f}% of the env step"),
+        timing_row("LLM harness: own work per step + loopback HTTP (openai client, test server, 4 images kept)", loopback["act"],
+                   note=f"CPU {median(loopback['act_cpu']):.2f} ms median (client and server threads of this process)"),
+    ]
 
 
 if __name__ == "__main__":
