@@ -16,6 +16,8 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from mmenvs.core.confined import ConfinementError
+
 from . import nodes as N
 from .errors import (ERR_CANT_SET, ERR_COERCION, ERR_DIVIDE_BY_ZERO, ERR_GENERIC, ERR_NO_SUCH_OBJECT,
                      ERR_NOT_UNDERSTOOD, ERR_OUT_OF_MEMORY, ERR_PARAMS, ERR_STACK_OVERFLOW, ERR_TIMEOUT,
@@ -577,6 +579,8 @@ class Interpreter:
             raise e.from_app(app_name)
         except (RecursionError, MemoryError):
             raise
+        except ConfinementError as exc:  # a file the app may not touch (a symlink, a FIFO, …): the layer names it
+            raise AppleScriptError(exc.strerror or str(exc), ERR_GENERIC).from_app(app_name) from None
         except Exception as exc:  # an app bug must not crash the script runner
             raise AppleScriptError("AppleEvent handler failed.", -10000).from_app(app_name) from exc
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..window import Window, alert
 from .base import App
+from .home_io import file_alert
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -45,8 +46,13 @@ class DocumentApp(App):
 
     def finish_save(self, win: Window, path: Path, then_close: bool) -> None:
         """Write ``win``'s document to ``path``; with ``then_close`` (Save in the close alert) the
-        window closes after."""
-        self.write(win.doc, path)
+        window closes after. A file that cannot be written (a symlink, a special file, a folder in the
+        way: ``OSError``) is reported in an alert on the window, which stays open."""
+        try:
+            self.write(win.doc, path)
+        except OSError as e:
+            file_alert(self, win, f"The document “{win.doc.name}” could not be saved.", e)
+            return
         if then_close:
             self.desktop.close_window(win)
 

@@ -14,6 +14,7 @@ AppleScript dictionary).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmenvs.core.confined import ConfinedDir, ConfinementError
 from mmenvs.core.offload import in_child_process
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
@@ -37,6 +39,7 @@ from ..window import Window, alert
 from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
+from .home_io import MAX_DOCUMENT_BYTES, checked_name, error_text, file_alert, save_bytes, save_text
 
 # document kind → (file suffix, app name)
 KINDS: dict[str, tuple[str, str]] = {
@@ -60,8 +63,14 @@ def kind_of(path: Path) -> str | None:
     return next((k for k, (s, _) in KINDS.items() if s == suffix), None)
 
 
-def write_document(path: Path, kind: str, content: dict[str, Any]) -> None:
-    """Write ``content`` (JSON-able) as a ``kind`` document at host path ``path``."""
+def _layer(path: Path, files: ConfinedDir | None) -> tuple[ConfinedDir, Path | str]:
+    """The layer a document file is reached through: the episode home's (``files``), or, for a trusted
+    caller's own file (tests, task setup), a layer over the file's folder."""
+    return (files, path) if files is not None else (ConfinedDir(path.parent), path.name)
+
+
+def document_bytes(kind: str, content: dict[str, Any]) -> bytes:
+    """The archive of a ``kind`` document holding ``content`` (JSON-able)."""
     if kind not in KINDS:
         raise ValueError(f"unknown document kind {kind!r}; expected one of {', '.join(KINDS)}")
     body = json.dumps({"kind": kind, "format": FORMAT_VERSION, "content": content},
@@ -73,25 +82,47 @@ def write_document(path: Path, kind: str, content: dict[str, Any]) -> None:
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
         for name, data in ((_PROPERTIES, props), (_CONTENT, body)):
             z.writestr(zipfile.ZipInfo(name, date_time=_STAMP), data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buf.getvalue())
+    return buf.getvalue()
 
 
-def read_document(path: Path, kind: str | None = None) -> dict[str, Any]:
-    """The content of the document at host path ``path``; ``kind`` (if given) must match."""
+def write_document(path: Path, kind: str, content: dict[str, Any], files: ConfinedDir | None = None) -> None:
+    """Write ``content`` (JSON-able) as a ``kind`` document at ``path`` through ``files`` (the episode
+    home's layer; None only for a trusted caller's own path)."""
+    layer, where = _layer(path, files)
+    save_bytes(layer, where, document_bytes(kind, content))
+
+
+def read_document(path: Path, kind: str | None = None, files: ConfinedDir | None = None) -> dict[str, Any]:
+    """The content of the document at ``path``, read through ``files`` (as for ``write_document``);
+    ``kind`` (if given) must match. A symlink, special file, folder or file over ``MAX_DOCUMENT_BYTES``
+    is refused (``ConfinementError``); a missing or malformed one raises ``IWorkFileError``."""
+    layer, where = _layer(path, files)
     try:
-        with zipfile.ZipFile(path) as z:
-            data = json.loads(z.read(_CONTENT).decode("utf-8"))
-    except FileNotFoundError:
-        raise IWorkFileError(f"{path.name}: no such document") from None
+        data = layer.read_bytes(where, limit=MAX_DOCUMENT_BYTES)
+    except ConfinementError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise IWorkFileError(f"{path.name}: no such document") from None
+        raise
+    return parse_document(data, path.name, kind)
+
+
+def parse_document(data: bytes, name: str, kind: str | None = None) -> dict[str, Any]:
+    """The content of the document archive ``data`` (the file ``name``, for messages)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            info = z.getinfo(_CONTENT)
+            if info.file_size > MAX_DOCUMENT_BYTES:  # a zip bomb: the declared size bounds what is inflated
+                raise IWorkFileError(f"{name}: {_CONTENT} is {info.file_size} bytes unpacked, over the "
+                                     f"{MAX_DOCUMENT_BYTES}-byte limit of a document")
+            data = json.loads(z.read(info).decode("utf-8"))
     except (zipfile.BadZipFile, KeyError):
-        raise IWorkFileError(f"{path.name}: not an iWork document (expected a zip archive with {_CONTENT})") from None
+        raise IWorkFileError(f"{name}: not an iWork document (expected a zip archive with {_CONTENT})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise IWorkFileError(f"{path.name}: {_CONTENT} is not valid JSON ({e})") from None
+        raise IWorkFileError(f"{name}: {_CONTENT} is not valid JSON ({e})") from None
     if not isinstance(data, dict) or data.get("kind") not in KINDS or not isinstance(data.get("content"), dict):
-        raise IWorkFileError(f"{path.name}: {_CONTENT} must hold {{kind, format, content}}")
+        raise IWorkFileError(f"{name}: {_CONTENT} must hold {{kind, format, content}}")
     if kind is not None and data["kind"] != kind:
-        raise IWorkFileError(f"{path.name}: is a {KINDS[data['kind']][1]} document, expected {KINDS[kind][1]}")
+        raise IWorkFileError(f"{name}: is a {KINDS[data['kind']][1]} document, expected {KINDS[kind][1]}")
     return data["content"]
 
 
@@ -147,10 +178,9 @@ def blocks_text(blocks: list[Block]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def write_text(path: Path, blocks: list[Block]) -> None:
+def write_text(files: ConfinedDir, path: Path, blocks: list[Block]) -> None:
     """Export as plain UTF-8 text (Pages' "Plain Text" / AppleScript ``unformatted text``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(blocks_text(blocks), encoding="utf-8")
+    save_text(files, path, blocks_text(blocks))
 
 
 _PDF_FONTS = ("DejaVuSans", "DejaVuSans-Bold")
@@ -174,10 +204,15 @@ def _xml(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-@in_child_process  # reportlab and its parsed fonts (~10 MB) stay out of the env process
-def write_pdf(path: Path, blocks: list[Block], *, title: str = "", base_size: float = 12,
+def write_pdf(files: ConfinedDir, path: Path, blocks: list[Block], *, title: str = "", base_size: float = 12,
               landscape: bool = False) -> None:
-    """Export a flowing document (Pages, Numbers) as PDF: US Letter pages, styles by ``kind``, tables
+    """Export a flowing document (Pages, Numbers) as PDF at ``path`` through ``files`` (see ``pdf_bytes``)."""
+    save_bytes(files, path, pdf_bytes(blocks, title=title, base_size=base_size, landscape=landscape))
+
+
+@in_child_process  # reportlab and its parsed fonts (~10 MB) stay out of the env process
+def pdf_bytes(blocks: list[Block], *, title: str = "", base_size: float = 12, landscape: bool = False) -> bytes:
+    """A flowing document (Pages, Numbers) as PDF: US Letter pages, styles by ``kind``, tables
     with a header row. Output is byte-identical for the same input (reportlab's invariant mode)."""
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import landscape as _landscape
@@ -211,11 +246,12 @@ def write_pdf(path: Path, blocks: list[Block], *, title: str = "", base_size: fl
             story.append(Paragraph(_xml(b.text), styles[b.kind], bulletText="•" if b.kind == "bullet" else None))
         else:
             story.append(Spacer(1, base_size))
-    path.parent.mkdir(parents=True, exist_ok=True)
     size = _landscape(letter) if landscape else letter
-    doc = SimpleDocTemplate(str(path), pagesize=size, title=title, author="", creator="mmenvs sim",
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=size, title=title, author="", creator="mmenvs sim",
                             invariant=1, leftMargin=72, rightMargin=72, topMargin=72, bottomMargin=72)
     doc.build(story or [Spacer(1, 1)])
+    return out.getvalue()
 
 
 SLIDE_SIZE = (1920, 1080)  # Keynote's default 16:9 slide, in points for PDF and pixels for images
@@ -225,16 +261,21 @@ def _slide_lines(slide: Slide) -> list[str]:
     return [ln for ln in slide.body.split("\n") if ln.strip()] if slide.body_showing else []
 
 
+def write_slides_pdf(files: ConfinedDir, path: Path, slides: list[Slide], *, title: str = "") -> None:
+    """Export a presentation as PDF at ``path`` through ``files`` (see ``slides_pdf_bytes``)."""
+    save_bytes(files, path, slides_pdf_bytes(slides, title=title))
+
+
 @in_child_process  # reportlab and its parsed fonts (~10 MB) stay out of the env process
-def write_slides_pdf(path: Path, slides: list[Slide], *, title: str = "") -> None:
-    """Export a presentation as PDF: one 16:9 page per slide with its background, title and body."""
+def slides_pdf_bytes(slides: list[Slide], *, title: str = "") -> bytes:
+    """A presentation as PDF: one 16:9 page per slide with its background, title and body."""
     from reportlab.lib.utils import simpleSplit
     from reportlab.pdfgen.canvas import Canvas
 
     regular, bold = _pdf_fonts()
     W, H = SLIDE_SIZE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    c = Canvas(str(path), pagesize=(W, H), invariant=1)
+    out = io.BytesIO()
+    c = Canvas(out, pagesize=(W, H), invariant=1)
     c.setTitle(title)
     c.setCreator("mmenvs sim")
     for s in slides or [Slide()]:
@@ -258,11 +299,17 @@ def write_slides_pdf(path: Path, slides: list[Slide], *, title: str = "") -> Non
                 y -= 64
         c.showPage()
     c.save()
+    return out.getvalue()
+
+
+def write_docx(files: ConfinedDir, path: Path, blocks: list[Block], *, base_size: float = 12) -> None:
+    """Export as a Word document at ``path`` through ``files`` (see ``docx_bytes``)."""
+    save_bytes(files, path, docx_bytes(blocks, base_size=base_size))
 
 
 @in_child_process  # python-docx/python-pptx + lxml: ~15 MB each, never kept in the env process
-def write_docx(path: Path, blocks: list[Block], *, base_size: float = 12) -> None:
-    """Export as a Word document: Title/Subtitle/Heading 1–2/List Bullet styles, tables in the
+def docx_bytes(blocks: list[Block], *, base_size: float = 12) -> bytes:
+    """A Word document: Title/Subtitle/Heading 1–2/List Bullet styles, tables in the
     "Table Grid" style, page breaks."""
     import docx
     from docx.shared import Pt
@@ -293,8 +340,9 @@ def write_docx(path: Path, blocks: list[Block], *, base_size: float = 12) -> Non
                         table.cell(i, j).text = r[j] if j < len(r) else ""
         else:
             d.add_paragraph(b.text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    d.save(str(path))
+    out = io.BytesIO()
+    d.save(out)
+    return out.getvalue()
 
 
 # Keynote layout → the matching layout of python-pptx's default template
@@ -303,9 +351,14 @@ _PPTX_LAYOUTS = {"Title": 0, "Title & Subtitle": 0, "Title & Bullets": 1, "Title
                  "Title & Photo": 5, "Photo": 6, "Blank": 6}
 
 
+def write_pptx(files: ConfinedDir, path: Path, slides: list[Slide]) -> None:
+    """Export as a PowerPoint deck at ``path`` through ``files`` (see ``pptx_bytes``)."""
+    save_bytes(files, path, pptx_bytes(slides))
+
+
 @in_child_process  # python-docx/python-pptx + lxml: ~15 MB each, never kept in the env process
-def write_pptx(path: Path, slides: list[Slide]) -> None:
-    """Export as a PowerPoint deck (16:9): each slide on the matching layout, title and body in
+def pptx_bytes(slides: list[Slide]) -> bytes:
+    """A PowerPoint deck (16:9): each slide on the matching layout, title and body in
     their placeholders (body lines become paragraphs), presenter notes in the notes page."""
     from pptx import Presentation
     from pptx.dml.color import RGBColor
@@ -340,8 +393,9 @@ def write_pptx(path: Path, slides: list[Slide]) -> None:
             box.text_frame.text = "\n".join(lines)
         if s.notes:
             sl.notes_slide.notes_text_frame.text = s.notes
-    path.parent.mkdir(parents=True, exist_ok=True)
-    prs.save(str(path))
+    out = io.BytesIO()
+    prs.save(out)
+    return out.getvalue()
 
 
 def render_slide(slide: Slide, size: tuple[int, int] = SLIDE_SIZE) -> "Any":
@@ -389,23 +443,27 @@ def _wrap(text: str, f: Any, width: int) -> list[str]:
 IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpeg", "TIFF": "tiff"}
 
 
-def write_slide_images(folder: Path, stem: str, slides: list[Slide], fmt: str = "PNG",
+def write_slide_images(files: ConfinedDir, folder: Path, stem: str, slides: list[Slide], fmt: str = "PNG",
                        size: tuple[int, int] = SLIDE_SIZE) -> list[Path]:
-    """Export every slide as an image into ``folder`` (created), named as Keynote names them:
-    ``<stem>.001.png``, ``<stem>.002.png``, …; returns the files written."""
+    """Export every slide as an image into ``folder`` (created) through ``files``, named as Keynote
+    names them: ``<stem>.001.png``, ``<stem>.002.png``, …; returns the files written. ``stem`` is a
+    name (a "/" in it becomes ":", as the Finder shows it), never a path."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"image format {fmt!r} is not supported; expected one of {', '.join(IMAGE_FORMATS)}")
     ext = IMAGE_FORMATS[fmt]
-    folder.mkdir(parents=True, exist_ok=True)
+    stem = checked_name(stem.replace("/", ":"), "slide image name")
+    files.mkdir(folder, parents=True, exist_ok=True)
     out = []
     for i, s in enumerate(slides, 1):
         p = folder / f"{stem}.{i:03d}.{ext}"
-        render_slide(s, size).save(p, format=fmt)
+        image = io.BytesIO()
+        render_slide(s, size).save(image, format=fmt)
+        files.write_bytes(p, image.getvalue())
         out.append(p)
     return out
 
 
-def write_epub(path: Path, blocks: list[Block], *, title: str, language: str = "en") -> None:
+def write_epub(files: ConfinedDir, path: Path, blocks: list[Block], *, title: str, language: str = "en") -> None:
     """Export as EPUB 3 (a zip: the ``mimetype`` entry first and stored, the container, the package
     document, a navigation document and one XHTML chapter); deterministic like the documents."""
     import html
@@ -446,8 +504,7 @@ def write_epub(path: Path, blocks: list[Block], *, title: str, language: str = "
             info = zipfile.ZipInfo(name, date_time=_STAMP)
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data.encode("utf-8"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buf.getvalue())
+    save_bytes(files, path, buf.getvalue())
 
 
 # =============================================================================================== the apps' shared part
@@ -549,7 +606,7 @@ class IWorkApp(DocumentApp):
         doc = self.already_open(path)
         if doc is not None:
             return doc
-        content = read_document(path, self.kind)
+        content = read_document(path, self.kind, self.desktop.home_files)
         model = self.model_from_content(content, path.name)
         doc = IWorkDoc(self._next, path.name[: -len(path.suffix)] if path.suffix else path.name, model, path)
         self._next += 1
@@ -562,20 +619,19 @@ class IWorkApp(DocumentApp):
         """Finder / ``open``: open the document, or say why it cannot be opened."""
         try:
             return self.load(path)
-        except IWorkFileError as e:
-            alert(self, None, f"The document “{path.name}” could not be opened.", str(e), [("OK", lambda: None)], cancel=0)
+        except (IWorkFileError, OSError) as e:  # OSError: a symlink, a special file, a folder (the layer refused it)
+            file_alert(self, None, f"The document “{path.name}” could not be opened.", e)
             return None
 
     def write(self, doc: IWorkDoc, path: Path) -> None:
         """Save ``doc`` at ``path`` (inside the home folder); the document takes the file's name."""
-        self.desktop.backend.check_in_home(path)
-        write_document(path, self.kind, self.model_to_content(doc.model))
+        write_document(path, self.kind, self.model_to_content(doc.model), self.desktop.home_files)
         doc.path, doc.modified = path, False
         doc.name = path.name[: -len(path.suffix)] if path.suffix.lower() == self.suffix else path.name
         self.touch()
 
     def export_to(self, doc: IWorkDoc, fmt: ExportFormat, path: Path, options: dict[str, Any] | None = None) -> None:
-        self.desktop.backend.check_in_home(path)
+        """Export ``doc`` as ``fmt`` at ``path`` (through the home's layer: ``OSError`` when refused)."""
         self.export(doc, fmt, path, options or {})
         self.touch()
 
@@ -695,9 +751,16 @@ class IWorkApp(DocumentApp):
 
         file_panels.save_sheet(self, win, verb="Export", default=doc.name,
                                file_name=lambda name: with_suffix(name, form["fmt"].suffix),
-                               on_save=lambda path: self.export_to(doc, form["fmt"], path),
+                               on_save=lambda path: self._export_from_sheet(win, doc, form["fmt"], path),
                                format_text=lambda: self._format_caption(form["fmt"]), size=(w, 210), format_width=300,
                                header=tabs, top=48)
+
+    def _export_from_sheet(self, win: Window, doc: IWorkDoc, fmt: ExportFormat, path: Path) -> None:
+        """The export sheet's button: export, or say in an alert on the window why it cannot."""
+        try:
+            self.export_to(doc, fmt, path)
+        except (OSError, ValueError) as e:
+            file_alert(self, win, f"The document “{doc.name}” could not be exported.", e)
 
     @staticmethod
     def _format_caption(fmt: ExportFormat) -> str:
@@ -727,7 +790,7 @@ class IWorkApp(DocumentApp):
 
     def open_chooser(self) -> Window:
         """File > Open…: pick a document of this app from a location."""
-        return file_panels.open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() == self.suffix)
+        return file_panels.open_panel(self, shows=lambda p: self.desktop.home_files.is_dir(p) or p.suffix.lower() == self.suffix)
 
 
 class IWorkScripting(ScriptableAppBase):
@@ -922,12 +985,13 @@ class IWorkScripting(ScriptableAppBase):
             out = []
             for it in (direct if isinstance(direct, list) else [direct]):
                 path = self.host_path(it, "open")
-                if not path.is_file():
+                if not app.desktop.home_files.exists(path):
                     raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
                 try:
                     out.append(ObjectRef("document", app.load(path).id))
-                except IWorkFileError as e:
-                    raise AppleScriptError(f"The document “{path.name}” could not be opened. {e}", ERR_APP_GENERIC) from None
+                except (IWorkFileError, OSError) as e:
+                    raise AppleScriptError(f"The document “{path.name}” could not be opened. {error_text(e)}",
+                                           ERR_APP_GENERIC) from None
             app.desktop.activate(app, reopen=False)
             return out[0] if len(out) == 1 else out
         if name == "close":

@@ -398,16 +398,17 @@ class KeynoteApp(IWorkApp):
     def export(self, doc: IWorkDoc, fmt: ExportFormat, path: Path, options: dict[str, Any]) -> None:
         m: KeynoteModel = doc.model
         slides = m.export_slides()
+        files = self.desktop.home_files
         if fmt.suffix == ".pdf":
-            write_slides_pdf(path, slides, title=doc.name)
+            write_slides_pdf(files, path, slides, title=doc.name)
         elif fmt.suffix == ".pptx":
-            write_pptx(path, slides)
+            write_pptx(files, path, slides)
         else:
             fmt_name = str(options.get("image format", "PNG"))
-            if path.exists() and not path.is_dir():
+            if files.kind(path) not in (None, "dir"):
                 raise ValueError(f"Can’t export slide images to “{path.name}”: a file with that name exists "
                                  "(slide images go into a folder)")
-            write_slide_images(path, doc.name, slides, fmt_name)
+            write_slide_images(files, path, doc.name, slides, fmt_name)
 
     def state(self) -> dict[str, Any]:
         return {"running": self.running, "documents": [

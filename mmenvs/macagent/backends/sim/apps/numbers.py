@@ -28,6 +28,7 @@ from . import iwork
 from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
+from .home_io import file_alert
 from .numbers_formulas import (CellError, Formula, address, column_index, column_name, display, input_text,
                                parse_address, parse_input, parse_range, range_name)
 from .numbers_model import (EXPORT_FORMATS, TEMPLATES, Document, NumbersError, Sheet, Table, cells_record, export,
@@ -466,7 +467,7 @@ class NumbersScripting(ScriptableAppBase):
                 out = []
                 for it in items:
                     path = app.desktop.backend.host_path(_path_text(it))
-                    if not path.is_file():
+                    if not app.desktop.home_files.exists(path):
                         raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
                     out.append(ObjectRef("document", app.load_file(path).id))
                 return out[0] if len(out) == 1 else out
@@ -753,7 +754,7 @@ class NumbersApp(DocumentApp):
         try:
             return self.load_file(path)
         except (NumbersError, iwork.IWorkFileError, OSError) as e:
-            alert(self, None, f"The document “{path.name}” couldn’t be opened.", str(e), [("OK", lambda: None)], cancel=0)
+            file_alert(self, None, f"The document “{path.name}” couldn’t be opened.", e)
             return None
 
     def load_file(self, path: Path) -> Document:
@@ -764,12 +765,12 @@ class NumbersApp(DocumentApp):
             return opened
         suffix = path.suffix.lower()
         if suffix == ".numbers":
-            sheets, template, active = read_numbers(path)
+            sheets, template, active = read_numbers(path, self.desktop.home_files)
             doc = Document(self._next, path.stem, sheets, template, path, False, active)
         elif suffix in (".csv", ".tsv"):
-            doc = Document(self._next, path.stem, import_csv(path), "Blank")
+            doc = Document(self._next, path.stem, import_csv(self.desktop.home_files, path), "Blank")
         elif suffix == ".xlsx":
-            doc = Document(self._next, path.stem, import_xlsx(path), "Blank")
+            doc = Document(self._next, path.stem, import_xlsx(self.desktop.home_files, path), "Blank")
         else:
             raise NumbersError(f"Numbers can’t open {path.name}: expected a .numbers, .csv, .tsv or .xlsx file")
         self._next += 1
@@ -780,22 +781,20 @@ class NumbersApp(DocumentApp):
 
     def write(self, doc: Document, path: Path) -> None:
         """Save ``doc`` as a ``.numbers`` file at ``path`` (inside the home folder)."""
-        self.desktop.backend.check_in_home(path)
         self.commit_all(doc)
         if path.suffix.lower() != ".numbers":
             path = path.with_name(path.name + ".numbers")
-        write_numbers(path, doc)
+        write_numbers(path, doc, self.desktop.home_files)
         doc.path, doc.name, doc.modified = path, path.stem, False
         self.touch()
 
     def export(self, doc: Document, path: Path, fmt: str) -> list[Path]:
         """Export ``doc`` as ``fmt`` (CSV, Microsoft Excel or PDF) to ``path`` (inside the home folder)."""
-        self.desktop.backend.check_in_home(path)
         self.commit_all(doc)
         suffix = EXPORT_FORMATS[fmt]
         if path.suffix.lower() != suffix:
             path = path.with_name(path.name + suffix)
-        return export(doc, path, fmt)
+        return export(self.desktop.home_files, doc, path, fmt)
 
     def selection_of(self, table: Table) -> tuple[int, int, int, int] | None:
         for w in self.windows:
@@ -1496,12 +1495,12 @@ class NumbersApp(DocumentApp):
             try:
                 on_done(path)
             except (NumbersError, iwork.IWorkFileError, OSError, ValueError) as e:
-                alert(self, win, f"The document couldn’t be {'saved' if action == 'Save' else 'exported'}.",
-                      str(e), [("OK", lambda: None)], cancel=0)
+                file_alert(self, win, f"The document couldn’t be {'saved' if action == 'Save' else 'exported'}.", e)
 
         def exists(path: Path) -> bool:
             # a CSV export of several tables writes a folder named like the file
-            return path.exists() or (suffix == ".csv" and len(win.doc.tables()) > 1 and path.with_suffix("").exists())
+            files = self.desktop.home_files
+            return files.exists(path) or (suffix == ".csv" and len(win.doc.tables()) > 1 and files.exists(path.with_suffix("")))
 
         return file_panels.save_sheet(
             self, win, verb=action, default=default_stem + suffix, selected=len(default_stem),
@@ -1513,7 +1512,7 @@ class NumbersApp(DocumentApp):
     def open_panel(self) -> Window:
         """File > Open…: spreadsheets (.numbers, .csv, .tsv, .xlsx) of a location."""
         kinds = self.open_suffixes | IMPORT_SUFFIXES
-        return file_panels.open_panel(self, shows=lambda p: p.is_dir() or p.suffix.lower() in kinds, locations=LOCATIONS)
+        return file_panels.open_panel(self, shows=lambda p: self.desktop.home_files.is_dir(p) or p.suffix.lower() in kinds, locations=LOCATIONS)
 
     # ------------------------------------------------------------------ menus
     def app_menus(self) -> list:

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmenvs.core.confined import ConfinedDir
 from mmenvs.core.offload import in_child_process
 
 from . import iwork
+from .home_io import MAX_DOCUMENT_BYTES, save_bytes, save_text
 from .numbers_formulas import (MAX_COLUMNS, MAX_ROWS, CellError, Evaluator, Formula, Input, Value, address,
                                column_name, display, move_rows_formula, parse_input, parse_number, shift_formula)
 
@@ -345,13 +347,15 @@ def sheets_from_json(content: dict[str, Any], file_name: str) -> tuple[list[Shee
     return sheets, str(content.get("template", "Blank")), active if isinstance(active, int) else 0
 
 
-def read_numbers(path: Path) -> tuple[list[Sheet], str, int]:
-    """Load a ``.numbers`` file (raises iwork.IWorkFileError / NumbersError naming the file)."""
-    return sheets_from_json(iwork.read_document(path, "numbers"), path.name)
+def read_numbers(path: Path, files: ConfinedDir | None = None) -> tuple[list[Sheet], str, int]:
+    """Load a ``.numbers`` file through ``files`` (the home's layer; None for a trusted caller's own
+    file) (raises iwork.IWorkFileError / NumbersError naming the file)."""
+    return sheets_from_json(iwork.read_document(path, "numbers", files), path.name)
 
 
-def write_numbers(path: Path, doc: Document) -> None:
-    iwork.write_document(path, "numbers", doc.to_json())
+def write_numbers(path: Path, doc: Document, files: ConfinedDir | None = None) -> None:
+    """Save ``doc`` as a ``.numbers`` file at ``path`` through ``files`` (as for ``read_numbers``)."""
+    iwork.write_document(path, "numbers", doc.to_json(), files)
 
 
 # ------------------------------------------------------------------------------------------ templates
@@ -433,9 +437,9 @@ def table_from_rows(name: str, rows: list[list[str]]) -> Table:
     return t
 
 
-def import_csv(path: Path) -> list[Sheet]:
-    """A CSV (or tab-separated) file as one sheet with one table named after the file."""
-    data = path.read_bytes()
+def import_csv(files: ConfinedDir, path: Path) -> list[Sheet]:
+    """A CSV (or tab-separated) file (read through ``files``) as one sheet with one table named after the file."""
+    data = files.read_bytes(path, limit=MAX_DOCUMENT_BYTES)
     text = data.decode("utf-8-sig", errors="replace")
     if "\x00" in text:
         raise NumbersError(f"{path.name}: not a text file (it contains NUL bytes)")
@@ -446,20 +450,21 @@ def import_csv(path: Path) -> list[Sheet]:
     return [Sheet("Sheet 1", [table_from_rows(path.stem, rows)])]
 
 
-def import_xlsx(path: Path) -> list[Sheet]:
-    """An Excel workbook: one sheet per worksheet, one table each (values, not formulas)."""
-    return [Sheet(title, [table_from_rows("Table 1", rows)]) for title, rows in _xlsx_rows(path)] or _blank()
+def import_xlsx(files: ConfinedDir, path: Path) -> list[Sheet]:
+    """An Excel workbook (read through ``files``): one sheet per worksheet, one table each (values, not formulas)."""
+    data = files.read_bytes(path, limit=MAX_DOCUMENT_BYTES)
+    return [Sheet(title, [table_from_rows("Table 1", rows)]) for title, rows in _xlsx_rows(data, path.name)] or _blank()
 
 
 @in_child_process  # openpyxl + lxml (~15 MB) stay out of the env process
-def _xlsx_rows(path: Path) -> list[tuple[str, list[list[str]]]]:
-    """(worksheet title, rows of displayed text) for each worksheet of the workbook at ``path``."""
+def _xlsx_rows(data: bytes, name: str) -> list[tuple[str, list[list[str]]]]:
+    """(worksheet title, rows of displayed text) for each worksheet of the workbook ``data`` (the file ``name``)."""
     from openpyxl import load_workbook
 
     try:
-        wb = load_workbook(path, data_only=True, read_only=True)
+        wb = load_workbook(io.BytesIO(data), data_only=True, read_only=True)
     except Exception as e:  # openpyxl raises several types for a damaged file
-        raise NumbersError(f"{path.name}: not a readable Excel workbook ({type(e).__name__})") from None
+        raise NumbersError(f"{name}: not a readable Excel workbook ({type(e).__name__})") from None
     out = []
     for ws in wb.worksheets:
         rows = [["" if v is None else (display(float(v)) if isinstance(v, int | float) and not isinstance(v, bool)
@@ -486,29 +491,30 @@ def csv_text(table: Table) -> str:
     return buf.getvalue()
 
 
-def export_csv(doc: Document, path: Path) -> list[Path]:
+def export_csv(files: ConfinedDir, doc: Document, path: Path) -> list[Path]:
     """One table: ``path`` itself. Several: a folder named like ``path`` (without .csv) holding
-    ``<sheet>-<table>.csv`` per table, as Numbers does. Returns the files written."""
+    ``<sheet>-<table>.csv`` per table, as Numbers does. Returns the files written (through ``files``)."""
     tables = doc.tables()
     if len(tables) == 1:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(csv_text(tables[0][1]), encoding="utf-8")
+        save_text(files, path, csv_text(tables[0][1]))
         return [path]
     folder = path.with_suffix("") if path.suffix.lower() == ".csv" else path
-    folder.mkdir(parents=True, exist_ok=True)
+    files.mkdir(folder, parents=True, exist_ok=True)
     out = []
     for s, t in tables:
         p = folder / f"{_safe(s.name)}-{_safe(t.name)}.csv"
-        p.write_text(csv_text(t), encoding="utf-8")
+        files.write_text(p, csv_text(t))
         out.append(p)
     return out
 
 
 def _safe(name: str) -> str:
-    return "".join("_" if ch in '/\\:' else ch for ch in name) or "untitled"
+    """A sheet or table name as part of a file name (no "/", "\\" or ":"; never "." or "..")."""
+    safe = "".join("_" if ch in '/\\:\0' else ch for ch in name)
+    return safe if safe.strip(".") else "untitled"
 
 
-def export_xlsx(doc: Document, path: Path) -> None:
+def export_xlsx(files: ConfinedDir, doc: Document, path: Path) -> None:
     """An Excel workbook: a worksheet per sheet (per table where a sheet has several), values as
     computed (numbers stay numbers)."""
     worksheets: list[tuple[str, list[list[Any]]]] = []
@@ -526,11 +532,11 @@ def export_xlsx(doc: Document, path: Path) -> None:
                      else int(v) if isinstance(v, float) and v == int(v) and abs(v) < 1e15 else v for v in row]
                     for row in t.grid_values()]
             worksheets.append((title, rows))
-    _write_xlsx(path, worksheets or [("Sheet 1", [])])
+    save_bytes(files, path, _xlsx_bytes(worksheets or [("Sheet 1", [])]))
 
 
 @in_child_process  # openpyxl + lxml (~15 MB) stay out of the env process
-def _write_xlsx(path: Path, worksheets: list[tuple[str, list[list[Any]]]]) -> None:
+def _xlsx_bytes(worksheets: list[tuple[str, list[list[Any]]]]) -> bytes:
     from openpyxl import Workbook
 
     wb = Workbook()
@@ -541,11 +547,12 @@ def _write_xlsx(path: Path, worksheets: list[tuple[str, list[list[Any]]]]) -> No
             for c, v in enumerate(row, start=1):
                 if v is not None:
                     ws.cell(row=r, column=c, value=v)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    wb.save(path)
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
 
 
-def export_pdf(doc: Document, path: Path) -> None:
+def export_pdf(files: ConfinedDir, doc: Document, path: Path) -> None:
     """A PDF with each sheet's tables (name and grid), through the shared iWork PDF writer."""
     blocks: list[iwork.Block] = []
     for i, s in enumerate(doc.sheets):
@@ -555,18 +562,18 @@ def export_pdf(doc: Document, path: Path) -> None:
         for t in s.tables:
             blocks.append(iwork.Block("heading 2", t.name))
             blocks.append(iwork.Block("table", rows=t.grid_text()))
-    iwork.write_pdf(path, blocks, title=doc.name, landscape=True)
+    iwork.write_pdf(files, path, blocks, title=doc.name, landscape=True)
 
 
-def export(doc: Document, path: Path, fmt: str) -> list[Path]:
-    """Export ``doc`` as ``fmt`` (a key of EXPORT_FORMATS) to ``path``; returns the files written."""
+def export(files: ConfinedDir, doc: Document, path: Path, fmt: str) -> list[Path]:
+    """Export ``doc`` as ``fmt`` (a key of EXPORT_FORMATS) to ``path`` through ``files``; returns the files written."""
     if fmt == "CSV":
-        return export_csv(doc, path)
+        return export_csv(files, doc, path)
     if fmt == "Microsoft Excel":
-        export_xlsx(doc, path)
+        export_xlsx(files, doc, path)
         return [path]
     if fmt == "PDF":
-        export_pdf(doc, path)
+        export_pdf(files, doc, path)
         return [path]
     raise NumbersError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
 

@@ -236,14 +236,15 @@ class PagesApp(IWorkApp):
     def export(self, doc: IWorkDoc, fmt: ExportFormat, path: Path, options: dict[str, Any]) -> None:
         m: PagesModel = doc.model
         blocks = m.blocks()
+        files = self.desktop.home_files
         if fmt.suffix == ".pdf":
-            write_pdf(path, blocks, title=doc.name, base_size=m.font_size, landscape=template(m.template).landscape)
+            write_pdf(files, path, blocks, title=doc.name, base_size=m.font_size, landscape=template(m.template).landscape)
         elif fmt.suffix == ".docx":
-            write_docx(path, blocks, base_size=m.font_size)
+            write_docx(files, path, blocks, base_size=m.font_size)
         elif fmt.suffix == ".txt":
-            write_text(path, blocks)
+            write_text(files, path, blocks)
         elif fmt.suffix == ".epub":
-            write_epub(path, blocks, title=doc.name)
+            write_epub(files, path, blocks, title=doc.name)
         else:  # pragma: no cover - export_formats lists exactly the four above
             raise ValueError(f"Pages cannot export {fmt.label}")
 

@@ -16,6 +16,7 @@ from ..widgets import Box, TextField, Widget
 from ..window import Window
 from .documents import DocumentApp
 from . import file_panels
+from .home_io import error_text, file_alert, read_text, save_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -114,16 +115,23 @@ class TextEditScripting(WindowScripting):
             path = self.app.desktop.backend.host_path(path_text(target)) if target is not None else doc.path
             if path is None:
                 raise AppleScriptError(f"The document “{doc.name}” has never been saved; give a file with “in”.", ERR_APP_GENERIC)
-            self.app.write(doc, path)
+            try:
+                self.app.write(doc, path)
+            except OSError as e:
+                raise AppleScriptError(f"The document “{doc.name}” could not be saved. {error_text(e)}", ERR_APP_GENERIC) from None
             return None
         if name == "open":
             items = direct if isinstance(direct, list) else [direct]
             out = []
             for it in items:
                 path = self.app.desktop.backend.host_path(path_text(it))
-                if not path.is_file():
+                if not self.app.desktop.home_files.exists(path):
                     raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.", -43)
-                out.append(ObjectRef("document", self.app.open_file(path).id))
+                try:
+                    doc = self.app.load(path)
+                except OSError as e:
+                    raise AppleScriptError(f"The document “{path.name}” could not be opened. {error_text(e)}", -43) from None
+                out.append(ObjectRef("document", doc.id))
             return out[0] if len(out) == 1 else out
         if name == "close":
             if direct is None:
@@ -180,11 +188,21 @@ class TextEditApp(DocumentApp):
         """``open -a TextEdit`` (or ``open -e``) opens any file as text."""
         return True
 
-    def open_file(self, path: Path) -> Document:
+    def open_file(self, path: Path) -> Document | None:
+        """Finder / ``open``: open the file as text, or say in an alert why it cannot be opened."""
+        try:
+            return self.load(path)
+        except OSError as e:
+            file_alert(self, None, f"The document “{path.name}” could not be opened.", e)
+            return None
+
+    def load(self, path: Path) -> Document:
+        """Open the file at ``path`` as text (its window shown); raises ``OSError`` (a ``ConfinementError``
+        naming the file) for a symlink, a special file, a folder or a file over ``MAX_TEXT_BYTES``."""
         doc = self.already_open(path)
         if doc is not None:
             return doc
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_text(self.desktop.home_files, path)
         doc = Document(self._next, path.name, text, path, False)
         self._next += 1
         self.documents.append(doc)
@@ -193,9 +211,7 @@ class TextEditApp(DocumentApp):
 
     def write(self, doc: Document, path: Path) -> None:
         """Save ``doc`` as UTF-8 plain text at ``path`` (inside the home folder)."""
-        self.desktop.backend.check_in_home(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(doc.text, encoding="utf-8")
+        save_text(self.desktop.home_files, path, doc.text)
         doc.path, doc.name, doc.modified = path, path.name, False
         for w in self.windows:
             if w.doc is doc:
