@@ -1,4 +1,4 @@
-"""The ``mmenvs`` command: list, eval, demo, bench."""
+"""The ``mmenvs`` command: list, eval, view, demo, bench."""
 
 from __future__ import annotations
 
@@ -150,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--cache", metavar="DIR", help="response cache folder (replays identical requests)")
     llm.add_argument("--cache-mode", choices=["readwrite", "replay"], help="replay: answer only from the cache, never call the endpoint")
     evaluation.set_defaults(func=_cmd_eval)
+
+    from mmenvs.view.cli import add_parser as add_view_parser
+
+    add_view_parser(commands)  # `mmenvs view RUN_DIR [RUN_B]`: the HTML report (mmenvs/view/)
 
     demo = commands.add_parser("demo", help="the oracle on a few tasks of every env")
     demo.add_argument("--tasks", type=int, default=DEMO_TASKS)
