@@ -1,8 +1,8 @@
 """Test-only pieces for the LLM-agent tests.
 
-``DescribedEcho`` is DebugEcho with the two methods the LLM agent builds on (``action_description``
-and ``tool_specs``; the real envs get them from their parsers in issue 13 item 1) and, to exercise the
-image window, a new card image for every ``SAY``. ``echo_policy`` is a scripted "model" that reads the
+``DescribedEcho`` is DebugEcho with its own fixed ``action_description``/``tool_specs`` (so these
+tests do not follow DebugEcho's declarations), a ``tool_call_action`` hook and, to exercise the image
+window, a new card image for every ``SAY``. ``echo_policy`` is a scripted "model" that reads the
 card the way a vision model would have to: it looks the request's newest image up in a table of the
 cards' data URLs and answers the word (as text or as a tool call).
 """
@@ -48,7 +48,10 @@ class DescribedEcho(DebugEchoEnv):
 
 
 class BareEcho(DebugEchoEnv):
-    """An env without the LLM interface (the agent must refuse it clearly)."""
+    """An env without the LLM interface (the agent must refuse it clearly): DebugEcho's two methods hidden."""
+
+    action_description = None  # type: ignore[assignment]
+    tool_specs = None  # type: ignore[assignment]
 
 
 def register() -> None:
