@@ -77,3 +77,12 @@ def kind_error(path_shown: str, expected: str) -> ConfinementError:
     """The error for an entry of the wrong kind (a folder where a file is expected, …)."""
     return ConfinementError(errno.EISDIR if expected == "file" else errno.ENOTDIR,
                             f"{path_shown}: is not a {expected}")
+
+
+def entry_kind(files: ConfinedDir, path: Path | PurePosixPath | str) -> str | None:
+    """What is at ``path`` ("file", "dir", "symlink", "other"), None if nothing; a path that cannot be
+    reached (through a symlinked folder, past a file, with '..') counts as "other", never raises."""
+    try:
+        return files.kind(path)
+    except ConfinementError:
+        return "other"

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shlex
 from pathlib import Path
@@ -34,7 +33,10 @@ from urllib.parse import parse_qs, urlsplit
 from ..menus import MenuItem, sep
 from ..widgets import Box, Button, Editor, Label, ListView, MouseEvent, Rect, Row, Segmented, TextField, Widget
 from ..window import Window, alert, text_prompt
+from mmenvs.core.confined import ConfinedDir, ConfinementError
+
 from .base import App
+from .home_io import MAX_TEXT_BYTES, entry_kind, error_text, read_text, save_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
@@ -102,31 +104,33 @@ def _split_terms(query: str) -> list[str]:
         return query.split()
 
 
-def scan_vault(root: Path) -> tuple[tuple[str, bool, int, int], ...]:
+#: Entries of one vault scan at most (the file tree, search and links are built from them).
+MAX_VAULT_ENTRIES = 20_000
+
+
+def scan_vault(files: ConfinedDir, root: Path) -> tuple[tuple[str, bool, int, int], ...]:
     """Every entry of the vault at ``root`` (hidden ones skipped) as (vault path, is a folder, size,
-    mtime in ns), depth first with folders before files, names sorted case-insensitively."""
+    mtime in ns), depth first with folders before files, names sorted case-insensitively; listed
+    through the home's layer ``files``: a symlinked folder is an entry, never entered."""
     out: list[tuple[str, bool, int, int]] = []
 
-    def walk(folder: str, rel: str) -> None:
+    def walk(folder: Path, rel: str) -> None:
         try:
-            with os.scandir(folder) as it:
-                entries = sorted((e for e in it if not e.name.startswith(".")),
-                                 key=lambda e: (not e.is_dir(follow_symlinks=False), e.name.lower()))
-        except OSError:
+            entries = sorted((e for e in files.listdir(folder, limit=MAX_VAULT_ENTRIES) if not e.name.startswith(".")),
+                             key=lambda e: (e.kind != "dir", e.name.lower()))
+        except ConfinementError:
             return
         for e in entries:
+            if len(out) >= MAX_VAULT_ENTRIES:
+                return
             r = rel + e.name
-            if e.is_dir(follow_symlinks=False):
+            if e.kind == "dir":
                 out.append((r, True, 0, 0))
-                walk(e.path, r + "/")
+                walk(folder / e.name, r + "/")
             else:
-                try:
-                    st = e.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                out.append((r, False, st.st_size, st.st_mtime_ns))
+                out.append((r, False, e.size, int(e.mtime * 1e9)))
 
-    walk(str(root), "")
+    walk(root, "")
     return tuple(out)
 
 
@@ -135,7 +139,7 @@ class VaultIndex:
     its resolved wiki links, its tags and the notes linking to it. Texts of notes whose size and
     mtime did not change are taken over from the previous index instead of being read again."""
 
-    def __init__(self, root: Path, entries: tuple[tuple[str, bool, int, int], ...],
+    def __init__(self, files: ConfinedDir, root: Path, entries: tuple[tuple[str, bool, int, int], ...],
                  previous: "VaultIndex | None" = None, fresh: frozenset[str] = frozenset()) -> None:
         self.root, self.entries = root, entries
         self.notes = sorted((r for r, is_dir, _s, _m in entries if not is_dir and r.endswith(".md")), key=str.lower)
@@ -147,9 +151,9 @@ class VaultIndex:
             if previous is not None and n not in fresh and old.get(n) == stamps[n] and n in previous.texts:
                 self.texts[n] = previous.texts[n]
             else:
-                try:
-                    self.texts[n] = (root / n).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
+                try:  # a symlink, FIFO or oversized "note" has no text here (opening it says why)
+                    self.texts[n] = read_text(files, root / n)
+                except OSError:
                     self.texts[n] = ""
         self._paths = {n[:-3].lower(): n for n in self.notes}
         self._names: dict[str, list[str]] = {}
@@ -311,7 +315,7 @@ class ObsidianApp(App):
     def registry(self) -> dict[str, dict[str, Any]]:
         """``vaults`` of obsidian.json (an unreadable file counts as no vaults, as Obsidian starts fresh)."""
         try:
-            data = json.loads(self.registry_path.read_text(encoding="utf-8"))
+            data = json.loads(self.desktop.home_files.read_bytes(self.registry_path, limit=MAX_TEXT_BYTES))
         except (OSError, ValueError):
             return {}
         vaults = data.get("vaults") if isinstance(data, dict) else None
@@ -319,8 +323,7 @@ class ObsidianApp(App):
             if isinstance(vaults, dict) else {}
 
     def _write_registry(self, vaults: dict[str, dict[str, Any]]) -> None:
-        self.registry_path.parent.mkdir(parents=True, exist_ok=True)
-        self.registry_path.write_text(json.dumps({"vaults": vaults}, indent=2) + "\n", encoding="utf-8")
+        save_text(self.desktop.home_files, self.registry_path, json.dumps({"vaults": vaults}, indent=2) + "\n")
         self._current_key = None
 
     def _memo_key(self) -> tuple:
@@ -334,7 +337,7 @@ class ObsidianApp(App):
             p = self.desktop.backend.host_path(entry["path"])
         except Exception:  # noqa: BLE001 - a vault outside the home folder is not reachable in the sim
             return None
-        return p if p.is_dir() else None
+        return p if entry_kind(self.desktop.home_files, p) == "dir" else None  # a symlinked folder is no vault
 
     def vaults(self) -> list[dict[str, Any]]:
         """Registered vaults whose folder exists: ``id``, ``name`` (the folder's name), ``root`` (host path)."""
@@ -374,15 +377,15 @@ class ObsidianApp(App):
 
     def register_vault(self, root: Path) -> str:
         """Add the folder ``root`` to the registry (if new), create its ``.obsidian`` folder, open it."""
-        self.desktop.backend.check_in_home(root)
-        root.mkdir(parents=True, exist_ok=True)
+        files = self.desktop.home_files
+        files.mkdir(root, parents=True, exist_ok=True)  # refuses a symlinked folder (ConfinementError)
         cfg = root / ".obsidian"
-        cfg.mkdir(exist_ok=True)
+        files.mkdir(cfg, exist_ok=True)
         for fname, content in (("app.json", {}), ("appearance.json", {}),
                                ("core-plugins.json", ["file-explorer", "global-search", "switcher", "backlink",
                                                       "outgoing-link", "tag-pane", "page-preview"])):
-            if not (cfg / fname).exists():
-                (cfg / fname).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+            if not files.exists(cfg / fname):
+                files.write_text(cfg / fname, json.dumps(content, indent=2) + "\n")
         posix = self.desktop.backend.posix_path(root)
         vaults = self.registry()
         vid = next((k for k, v in vaults.items() if v.get("path", "").rstrip("/") == posix), None)
@@ -427,11 +430,12 @@ class ObsidianApp(App):
             root = v["root"]
         key = self._memo_key() + (str(root),)
         if key != self._index_key or self._index is None:
-            entries = scan_vault(root)
+            files = self.desktop.home_files
+            entries = scan_vault(files, root)
             prev = self._index if self._index is not None and self._index.root == root else None
             if prev is None or prev.entries != entries or self._written:
                 # a write within the file system's timestamp tick may leave size and mtime as they were
-                self._index = VaultIndex(root, entries, prev, frozenset(self._written))
+                self._index = VaultIndex(files, root, entries, prev, frozenset(self._written))
             self._written.clear()
             self._index_key = key
         return self._index
@@ -443,9 +447,12 @@ class ObsidianApp(App):
     def folder_paths(self, root: Path) -> list[str]:
         return list(self.index(root).folders)
 
-    def _inside(self, root: Path, rel: str) -> Path:
-        p = (root / rel).resolve()
-        if p != root.resolve() and root.resolve() not in p.parents:
+    @staticmethod
+    def _inside(root: Path, rel: str) -> Path:
+        """The host path of vault path ``rel``, checked lexically (no leading "/", no ".."); symlinks on
+        the way are refused when the layer opens it."""
+        parts = rel.split("/")
+        if rel.startswith("/") or ".." in parts or "\0" in rel:
             raise ValueError(f"the path {rel!r} leads outside the vault {root.name!r}")
         return root / rel
 
@@ -454,14 +461,13 @@ class ObsidianApp(App):
         if rel in idx.texts:
             return idx.texts[rel]
         try:
-            return self._inside(root, rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return read_text(self.desktop.home_files, self._inside(root, rel))
+        except (OSError, ValueError):
             return ""
 
     def write(self, root: Path, rel: str, text: str) -> None:
-        p = self._inside(root, rel)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
+        """Save note ``rel`` through the home's layer (``OSError`` if it is a symlink or special file)."""
+        save_text(self.desktop.home_files, self._inside(root, rel), text)
         self._written.add(rel)
         self.touch()
 
@@ -519,7 +525,7 @@ class ObsidianApp(App):
         prefix = folder + "/" if folder else ""
         rel = f"{prefix}{stem}.md"
         i = 1
-        while (root / rel).exists():
+        while entry_kind(self.desktop.home_files, root / rel) is not None:
             rel = f"{prefix}{stem} {i}.md"
             i += 1
         return rel
@@ -543,6 +549,11 @@ class ObsidianApp(App):
             self.open_note = None
             self.touch()
             return
+        kind = entry_kind(self.desktop.home_files, self._inside(v["root"], rel))
+        if kind != "file":  # a symlink, FIFO or folder named like a note is never followed
+            what = {"symlink": "a symbolic link", "dir": "a folder", None: "missing"}.get(kind, "not a regular file")
+            self._notice(f"Cannot open “{rel}”: it is {what}, not a note file.")
+            return
         self.open_note = rel
         self._record_open(v["root"], rel)
         parts = rel.split("/")[:-1]
@@ -555,8 +566,9 @@ class ObsidianApp(App):
 
     def _record_open(self, root: Path, rel: str) -> None:
         ws = root / ".obsidian" / "workspace.json"
+        files = self.desktop.home_files
         try:
-            data = json.loads(ws.read_text(encoding="utf-8"))
+            data = json.loads(files.read_bytes(ws, limit=MAX_TEXT_BYTES))
             if not isinstance(data, dict):
                 data = {}
         except (OSError, ValueError):
@@ -568,17 +580,25 @@ class ObsidianApp(App):
         data.update({"main": {"id": "main", "type": "split", "direction": "vertical",
                               "children": [{"id": "tabs-1", "type": "tabs", "children": [leaf]}]},
                      "active": "leaf-1", "lastOpenFiles": last[:10]})
-        ws.parent.mkdir(parents=True, exist_ok=True)
-        ws.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-
-    @staticmethod
-    def _last_open(root: Path) -> str | None:
         try:
-            data = json.loads((root / ".obsidian" / "workspace.json").read_text(encoding="utf-8"))
-            files = data.get("lastOpenFiles", []) if isinstance(data, dict) else []
+            save_text(files, ws, json.dumps(data, indent=2) + "\n")
+        except OSError:
+            pass  # a symlinked .obsidian or workspace.json: the note opens, the workspace is not recorded
+
+    def _last_open(self, root: Path) -> str | None:
+        files = self.desktop.home_files
+        try:
+            data = json.loads(files.read_bytes(root / ".obsidian" / "workspace.json", limit=MAX_TEXT_BYTES))
+            last = data.get("lastOpenFiles", []) if isinstance(data, dict) else []
         except (OSError, ValueError):
             return None
-        return next((f for f in files if isinstance(f, str) and (root / f).is_file()), None)
+        for f in last if isinstance(last, list) else []:
+            try:
+                if isinstance(f, str) and entry_kind(files, self._inside(root, f)) == "file":
+                    return f
+            except ValueError:
+                continue
+        return None
 
     def create_note(self, path: str, content: str = "", open_it: bool = True) -> str:
         """Create a note at vault path ``path`` ("Inbox/Call" or "Inbox/Call.md"; folders are created).
@@ -592,7 +612,10 @@ class ObsidianApp(App):
         for part in [p for p in folder.split("/") if p]:
             self.check_name(part)
         rel = self.unique_note(v["root"], folder, stem)
-        self.write(v["root"], rel, content)
+        try:
+            self.write(v["root"], rel, content)
+        except OSError as e:  # a symlinked folder on the way, a FIFO named like the note
+            raise ValueError(f"Cannot create “{rel}”: {error_text(e)}") from None
         if open_it:
             self.open(rel)
         return rel
@@ -617,10 +640,13 @@ class ObsidianApp(App):
         self.check_name(name)
         prefix = parent + "/" if parent else ""
         rel, i = prefix + name, 1
-        while (v["root"] / rel).exists():
+        while entry_kind(self.desktop.home_files, v["root"] / rel) is not None:
             rel = f"{prefix}{name} {i}"
             i += 1
-        self._inside(v["root"], rel).mkdir(parents=True)
+        try:
+            self.desktop.home_files.mkdir(self._inside(v["root"], rel), parents=True)
+        except OSError as e:
+            raise ValueError(f"Cannot create the folder “{rel}”: {error_text(e)}") from None
         self.collapsed.discard(parent)
         self.touch()
         return rel
@@ -631,7 +657,7 @@ class ObsidianApp(App):
         v = self.current()
         if v is None:
             raise ValueError("Obsidian has no vault open")
-        is_note = self._inside(v["root"], rel).is_file()
+        is_note = entry_kind(self.desktop.home_files, self._inside(v["root"], rel)) == "file"
         new_name = new_name.strip().removesuffix(".md") if is_note else new_name.strip()
         self.check_name(new_name)
         parent = rel.rpartition("/")[0]
@@ -643,7 +669,7 @@ class ObsidianApp(App):
         if v is None:
             raise ValueError("Obsidian has no vault open")
         folder = folder.strip().strip("/")
-        if folder and not self._inside(v["root"], folder).is_dir():
+        if folder and entry_kind(self.desktop.home_files, self._inside(v["root"], folder)) != "dir":
             raise ValueError(f"The vault {v['name']!r} has no folder {folder!r}.")
         return self._relocate(rel, (folder + "/" if folder else "") + rel.rsplit("/", 1)[-1])
 
@@ -653,16 +679,24 @@ class ObsidianApp(App):
         root = v["root"]
         if new_rel == rel:
             return rel
+        files = self.desktop.home_files
         src, dst = self._inside(root, rel), self._inside(root, new_rel)
-        if not src.exists():
+        kind = entry_kind(files, src)
+        if kind is None:
             raise ValueError(f"There is no {rel!r} in the vault {v['name']!r}.")
-        if dst.exists() and dst.resolve() != src.resolve():
+        if kind not in ("file", "dir"):  # a symlink is never renamed for the agent: its target is outside the app
+            raise ValueError(f"Cannot move “{rel}”: it is not a note or a folder of the vault.")
+        # the same entry under another case is a rename on a case-insensitive Mac
+        if entry_kind(files, dst) is not None and new_rel.lower() != rel.lower():
             where = new_rel.rpartition("/")[0]
             raise ValueError(f"A file named {dst.name.removesuffix('.md')!r} already exists in {where or v['name']!r}.")
-        is_note = src.is_file()
+        is_note = kind == "file"
         before = self.index(root)  # links resolve as they did before the move
         linking = dict(before.texts) if is_note else {}
-        src.rename(dst)
+        try:
+            files.rename(src, dst, replace=new_rel.lower() == rel.lower())
+        except OSError as e:
+            raise ValueError(f"Cannot move “{rel}” to “{new_rel}”: {error_text(e)}") from None
         if is_note:
             new_stem = new_rel[:-3]
             for n, text in linking.items():
@@ -692,7 +726,7 @@ class ObsidianApp(App):
         if v is None:
             return
         p = self._inside(v["root"], rel)
-        if not p.exists():
+        if entry_kind(self.desktop.home_files, p) is None:
             return
         self.desktop.apps["Finder"].move_to_trash([p])
         if self.open_note and (self.open_note == rel or self.open_note.startswith(rel + "/")):
@@ -714,13 +748,17 @@ class ObsidianApp(App):
         if action not in ("open", "new", "search"):
             raise ValueError(f"Unsupported Obsidian URL action {action!r} in {url}; use open, new or search.")
         if "path" in q and action in ("open", "new"):
-            target = self.desktop.backend.host_path(q["path"]) if q["path"] else None
+            try:
+                target = self.desktop.backend.host_path(q["path"]) if q["path"] else None
+            except Exception:  # noqa: BLE001 - a path outside the home has no vault (the backend's message names host paths)
+                target = None
+            # lexical: the layer refuses a symlink on the way when the note opens
             match = [v for v in self.vaults() if target is not None
-                     and (target == v["root"] or v["root"].resolve() in target.resolve().parents)]
+                     and (target == v["root"] or v["root"] in target.parents)]
             if not match:
                 raise ValueError(f"Unable to find a vault for the URL {url}")
             v = match[0]
-            rel = str(target.resolve().relative_to(v["root"].resolve()))
+            rel = str(target.relative_to(v["root"]))
             q = {**q, "vault": v["id"], "file": rel}
         name = q.get("vault")
         v = self.find_vault(name) if name else self.current()
@@ -751,7 +789,7 @@ class ObsidianApp(App):
         target = q.get("file") or q.get("name") or "Untitled"
         path = target.removesuffix(".md")
         silent = "silent" in q and q["silent"].lower() not in ("false", "0")
-        if (root / (path + ".md")).is_file() and ("append" in q or "overwrite" in q):
+        if entry_kind(self.desktop.home_files, root / (path + ".md")) == "file" and ("append" in q or "overwrite" in q):
             rel = path + ".md"
             if "overwrite" in q:
                 self.write(root, rel, content)
@@ -850,11 +888,11 @@ class ObsidianApp(App):
                 alert(self, None, "Cannot create vault", str(e), [("OK", lambda: None)], cancel=0)
                 return
             root = self.desktop.home / "Documents" / name
-            if root.exists():
+            if entry_kind(self.desktop.home_files, root) is not None:
                 alert(self, None, "Cannot create vault", f"Vault folder already exists: {self.desktop.backend.posix_path(root)}",
                       [("OK", lambda: None)], cancel=0)
                 return
-            self.switch_vault(self.register_vault(root))
+            self._open_vault_folder(root)
 
         text_prompt(self, win, "Create new vault", "Vault name:", "", make, ok_title="Create")
 
@@ -862,15 +900,27 @@ class ObsidianApp(App):
         def opened(path: str) -> None:
             try:
                 root = self.desktop.backend.host_path(path.strip() or "~")
-            except Exception as e:  # noqa: BLE001 - shown to the user like the app's notice
-                alert(self, None, "Cannot open folder", str(e), [("OK", lambda: None)], cancel=0)
+            except Exception:  # noqa: BLE001 - the backend's message names host paths: say it in the agent's terms
+                alert(self, None, "Cannot open folder", f"{path.strip()} is outside the home folder.",
+                      [("OK", lambda: None)], cancel=0)
                 return
-            if not root.is_dir():
-                alert(self, None, "Cannot open folder", f"Folder not found: {path.strip()}", [("OK", lambda: None)], cancel=0)
+            kind = entry_kind(self.desktop.home_files, root)
+            if kind != "dir":
+                detail = ("it is a symbolic link; open the folder it points to instead" if kind == "symlink"
+                          else "Folder not found" if kind is None else "it is not a folder")
+                alert(self, None, "Cannot open folder", f"{path.strip()}: {detail}" if kind else f"{detail}: {path.strip()}",
+                      [("OK", lambda: None)], cancel=0)
                 return
-            self.switch_vault(self.register_vault(root))
+            self._open_vault_folder(root)
 
         text_prompt(self, win, "Open folder as vault", "Folder:", "~/Documents/", opened, ok_title="Open")
+
+    def _open_vault_folder(self, root: Path) -> None:
+        """Make ``root`` a vault and show it, or say in an alert why it cannot be one."""
+        try:
+            self.switch_vault(self.register_vault(root))
+        except OSError as e:
+            alert(self, None, "Cannot open folder", error_text(e), [("OK", lambda: None)], cancel=0)
 
     def window_closed(self, win: Window) -> None:
         self.touch()
@@ -1155,7 +1205,7 @@ class ObsidianApp(App):
         if v is None:
             return [Label((0, win.h // 2 - 10, win.w, 20), "No vault is open.", 14, align="center", key="obsidian:novault")]
         root = v["root"]
-        if self.open_note is not None and not (root / self.open_note).is_file():
+        if self.open_note is not None and entry_kind(self.desktop.home_files, root / self.open_note) != "file":
             self.open_note = None  # deleted or moved away from under the app
         W, H = win.w, win.h
         side, right = 250, 240
@@ -1239,7 +1289,10 @@ class ObsidianApp(App):
             rel = note
 
             def typed(t: str) -> None:
-                self.write(root, rel, t)  # Obsidian saves as you type
+                try:
+                    self.write(root, rel, t)  # Obsidian saves as you type
+                except OSError as e:  # swapped for a symlink or FIFO since it opened
+                    self._notice(f"Cannot save “{rel}”: {error_text(e)}")
 
             out.append(TextField("obsidian:editor", (ex0 + 12, 108, ex1 - ex0 - 24, H - 140), ed, bordered=False, size=14,
                                  name="Note body", on_change=typed))
