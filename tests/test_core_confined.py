@@ -159,3 +159,15 @@ def test_a_file_swapped_for_a_symlink_in_a_loop_never_leaks(setup):
         stop.set()
         thread.join()
     assert "HOST SECRET" not in seen and "benign" in seen
+
+
+def test_read_head_reads_only_the_start_of_a_regular_file(setup):
+    confined, home, outside = setup
+    (home / "Desktop" / "big.txt").write_bytes(b"abc" * 1000)
+    assert confined.read_head("Desktop/big.txt", 5) == b"abcab"
+    os.symlink(outside, home / "Desktop" / "link.txt")
+    with pytest.raises(ConfinementError):
+        confined.read_head("Desktop/link.txt", 5)
+    os.mkfifo(home / "Desktop" / "pipe")
+    with pytest.raises(ConfinementError):
+        confined.read_head("Desktop/pipe", 5)  # refused at once, never waiting for a writer

@@ -238,6 +238,13 @@ class ConfinedDir:
             raise ConfinementError(errno.EFBIG, f"{self.shown(path)}: larger than the {limit}-byte limit of one read")
         return data
 
+    def read_head(self, path: str | os.PathLike[str], size: int) -> bytes:
+        """At most the first ``size`` bytes of the regular file ``path`` (to sniff a file's type; no size limit
+        applies, as nothing past ``size`` is read)."""
+        fd = self._open_regular(path, os.O_RDONLY, "read")
+        with os.fdopen(fd, "rb") as stream:
+            return stream.read(max(0, int(size)))
+
     def read_text(self, path: str | os.PathLike[str], *, encoding: str = "utf-8", errors: str = "replace",
                   limit: int | None = None) -> str:
         """The text of the regular file ``path`` (decoding errors replaced by default)."""

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
+import posixpath
+import stat
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mmenvs.core.budget import DEFAULT_BUDGET
+from mmenvs.core.confined import ConfinedDir, ConfinementError
 
 from ..base import BackendError, MacBackend, ShellOutput
 from . import composite
@@ -66,6 +70,7 @@ class SimBackend(MacBackend):
         self.screen_size = (w, h)
         self.shell_timeout = shell_timeout
         self.max_output_chars = max_output_chars
+        self.budget = DEFAULT_BUDGET  # the episode budget (MacAgentEnv sets its own): home quota, AppleScript, media
         self.web_pages: dict[str, str] = dict(web_pages or {})
         self.desktop: Desktop | None = None
         self.home: Path | None = None
@@ -88,8 +93,9 @@ class SimBackend(MacBackend):
         # is emptied: still running, they could write into the next episode's home.
         self.shells.new_episode()
         _wipe(home)
+        home_files = ConfinedDir(home)
         for d in STANDARD_DIRS:
-            (home / d).mkdir(exist_ok=True)
+            home_files.mkdir(d, exist_ok=True)
         desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now,
                        buffers=self._frame_buffers)
         for cls in app_classes():
@@ -319,23 +325,27 @@ class SimBackend(MacBackend):
         return self.shells.home_in_sandbox or "/Users/user"
 
     def posix_path(self, path: Path) -> str:
-        """Host path inside the home → the path the agent sees."""
-        home = self.current_desktop().home.resolve()
-        p = Path(path).resolve()
-        if p == home:
-            return self.posix_home
+        """Host path inside the home → the path the agent sees (lexical: nothing on disk is looked at).
+        A path outside the home is never shown: it becomes a placeholder."""
+        files = self.current_desktop().home_files
         try:
-            return self.posix_home + "/" + str(p.relative_to(home))
-        except ValueError:
-            return str(path)
+            parts = files.parts(path)
+        except ConfinementError:
+            return "(a path outside the home folder)"
+        return "/".join((self.posix_home.rstrip("/"), *parts)) if parts else self.posix_home
 
     def host_path(self, text: str) -> Path:
         """A path the agent wrote (``/Users/user/…``, ``~/…``, ``file://…``, HFS ``Macintosh HD:…``) → host path.
 
-        Raises ``BackendError`` for paths outside the home folder."""
+        Translation is lexical (``a/../b`` is collapsed as text, nothing is resolved): whether the
+        path may be used — no symlink followed, regular files only — is decided when the file is
+        opened through ``desktop.home_files``. Raises ``BackendError`` for paths outside the home
+        folder and for a NUL byte."""
         from ...applescript.values import hfs_to_posix
 
         t = str(text)
+        if "\0" in t:
+            raise BackendError("a path may not contain a NUL byte")
         if t.startswith("file://"):
             t = t[7:]
         t = hfs_to_posix(t)
@@ -345,17 +355,17 @@ class SimBackend(MacBackend):
             t = ph + t[1:]
         for prefix in (ph, str(home)):
             if t == prefix or t.startswith(prefix + "/"):
-                rel = t[len(prefix):].lstrip("/")
-                p = (home / rel) if rel else home
-                self.check_in_home(p)
-                return p
+                rel = posixpath.normpath("/" + t[len(prefix):].lstrip("/")).lstrip("/")
+                return home.joinpath(*rel.split("/")) if rel else home
         raise BackendError(f"{text} is outside the home folder {ph}")
 
     def check_in_home(self, path: Path) -> None:
-        home = self.current_desktop().home.resolve()
-        p = Path(path).resolve()
-        if p != home and home not in p.parents:
-            raise BackendError(f"{path} is outside the home folder")
+        """``BackendError`` unless ``path`` names an entry inside the home folder (lexically: no ``..``,
+        no NUL, under the home's host path). What the entry is gets checked when it is opened."""
+        try:
+            self.current_desktop().home_files.parts(path)
+        except ConfinementError as exc:
+            raise BackendError(str(exc)) from None
 
     def shell_cwd(self) -> str:
         """The shell's working directory as the agent sees it."""
@@ -373,18 +383,20 @@ STANDARD_DIRS = ("Desktop", "Documents", "Downloads", ".Trash", "Library")
 
 
 def _wipe(home: Path, keep: tuple[str, ...] = STANDARD_DIRS) -> None:
-    """Empty ``home`` (creating it if needed) without following symlinks out of it. The standard
+    """Empty ``home`` (creating it if needed) without following symlinks out of it: every entry is
+    removed through the confined layer (by directory fds, links removed as links). The standard
     folders are emptied but kept (cheaper than removing and recreating them every episode)."""
-    if home.is_symlink():
-        raise BackendError(f"home {home} is a symlink; give a real directory")
-    if not home.exists():
-        home.mkdir(parents=True)
+    try:
+        info = os.lstat(home)  # the home's own path is the env's (trusted); what is inside is the agent's
+    except FileNotFoundError:
+        os.makedirs(home)
         return
-    for e in os.scandir(home):
-        if e.is_dir(follow_symlinks=False):
-            if e.name in keep:
-                _wipe(Path(e.path), ())
-            else:
-                shutil.rmtree(e.path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise BackendError(f"home {home} is not a real directory; give a real directory")
+    files = ConfinedDir(home)
+    for entry in files.listdir():
+        if entry.kind == "dir" and entry.name in keep:
+            for child in files.listdir(entry.name):
+                files.rmtree(f"{entry.name}/{child.name}")
         else:
-            os.unlink(e.path)
+            files.rmtree(entry.name)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
+from mmenvs.core.confined import ConfinementError
+
 from ..base import BackendError
 from .apps import app_class, shell_commands, shell_init
 from .apps.base import CommandContext, web_request
@@ -72,8 +74,8 @@ class SimHost(AppleScriptHost):
 
     def _path_exists(self, path: str) -> bool:
         try:
-            return self.backend.host_path(path).exists()
-        except BackendError:
+            return self.backend.current_desktop().home_files.exists(self.backend.host_path(path))
+        except (BackendError, OSError):
             return path.rstrip("/") in ("", "/Users", "/Applications", "/System", "/tmp", "/private/tmp")
 
     def get_clipboard(self) -> Any:
@@ -260,6 +262,10 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                 cwd_box[0] = None
             try:
                 return fn(argv, stdin)
+            except (BackendError, ConfinementError) as exc:  # their messages name paths as the agent wrote them
+                return "", f"{argv[0]}: {exc}\n", 1
+            except OSError as exc:  # a plain OSError's text may hold a host path: only its reason is shown
+                return "", f"{argv[0]}: {exc.strerror or type(exc).__name__}\n", 1
             finally:
                 cwd_box[0] = None
 
@@ -296,8 +302,8 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             source = "\n".join(lines)
         elif files:
             try:
-                source = resolve(files[0]).read_text(encoding="utf-8")
-            except (OSError, BackendError) as e:
+                source = backend.current_desktop().home_files.read_text(resolve(files[0]), errors="strict")
+            except (OSError, BackendError, UnicodeDecodeError) as e:
                 return "", f"osascript: {files[0]}: {e}\n", 1
         else:
             source = stdin
@@ -352,8 +358,9 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
                     app.open_url(t)
                     continue
                 p = resolve(t)
-                if not p.exists():
-                    return "", f"The file {t} does not exist.\n", 1
+                refused = _not_openable(desk, p, t)
+                if refused:
+                    return "", refused, 1
                 if app.can_open(p):
                     app.open_file(p)
                 else:
@@ -375,8 +382,9 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             if "://" in t:
                 return "", f"No application knows how to open URL {t}.\n", 1
             p = resolve(t)
-            if not p.exists():
-                return "", f"The file {p if t.startswith('/') else t} does not exist.\n", 1
+            refused = _not_openable(desk, p, t, reveal)
+            if refused:
+                return "", refused, 1
             if reveal:
                 w = desk.apps["Finder"].open_folder(p.parent)
                 w.state["selection"] = [p.name]
@@ -463,9 +471,8 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             host = urls[0].split("://", 1)[-1].split("/", 1)[0]
             return "", f"curl: (6) Could not resolve host: {host}\n", 6
         if out_file:
-            p = resolve(out_file)
-            backend.check_in_home(p)
-            p.write_text(found[1], encoding="utf-8")
+            # a symlink, FIFO or device at the name is refused, never written through
+            backend.current_desktop().home_files.write_text(resolve(out_file), found[1])
             return "", "", 0
         return found[1], "", 0
 
@@ -487,10 +494,10 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             x, y, w, h = region
             img = img.crop((x, y, x + w, y + h))
         p = resolve(files[0])
-        backend.check_in_home(p)
         buf = io.BytesIO()
         img.save(buf, format="PNG")
-        p.write_bytes(buf.getvalue())
+        # written through the confined layer: a symlink (or FIFO, device) at the name is refused, never followed
+        backend.current_desktop().home_files.write_bytes(p, buf.getvalue())
         return "", "", 0
 
     def clock(argv: list[str], stdin: str) -> tuple[str, str, int]:
@@ -515,6 +522,17 @@ def host_commands(backend: "SimBackend") -> dict[str, Any]:
             raise ValueError(f"shell command {name!r} of {owners[name]} shadows a built-in host command")
         commands[name] = with_cwd(app_command)
     return commands
+
+
+def _not_openable(desk: Any, path: Path, shown: str, reveal: bool = False) -> str:
+    """Why ``open`` refuses ``path`` (the message, naming it as the agent wrote it), or "" when it may open:
+    only real files and folders open; a symlink or special file is revealed at most, never followed."""
+    kind = desk.home_files.kind(path)
+    if kind is None:
+        return f"The file {shown} does not exist.\n"
+    if kind in ("symlink", "other") and not reveal:
+        return f"open: {shown} is a link or a special file; the simulator opens only files and folders.\n"
+    return ""
 
 
 def _resolve(backend: "SimBackend", path: str, cwd: str | None = None) -> Path:

@@ -4,7 +4,6 @@ with cached layers, and the accessibility tree."""
 
 from __future__ import annotations
 
-import os
 import weakref
 from collections import OrderedDict, deque
 from datetime import datetime, timedelta
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image, ImageDraw
 
-from mmenvs.core.confined import ConfinedDir
+from mmenvs.core.confined import ConfinedDir, Entry
 
 from .events import EventRouter
 from .icons import icon as load_icon
@@ -33,6 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
 MENUBAR_H = 24
 DOCK_ICON = 48
 DOCK_PAD = 8
+
+#: at most this many entries of ~/Desktop are read for the icons (a folder of a million files must not stall a frame)
+DESKTOP_ICON_LIMIT = 2000
 
 TEXT_SUFFIXES = {".txt", ".md", ".rtf", ".py", ".json", ".csv", ".log", ".sh", ".yaml", ".yml", ".xml", ".ini",
                  ".cfg", ".conf", ".tsv", ".js", ".css", ".c", ".h", ".swift", ".toml", ""}
@@ -359,17 +361,33 @@ class Desktop(EventRouter):
 
     # ------------------------------------------------------------------------------ files
     def open_path(self, path: Path) -> None:
-        """Open a file or folder as Finder would (folders in Finder, text in TextEdit, web pages in Safari)."""
-        if path.is_dir():
+        """Open a file or folder as Finder would (folders in Finder, text in TextEdit, web pages in Safari).
+        Only real files and folders of the home open: a symlink or special file (FIFO, device) gets an
+        alert, as nothing on the host follows or blocks on it."""
+        files = self.home_files
+        try:
+            kind = files.kind(path)
+        except OSError as exc:
+            kind, reason = None, str(exc)
+        else:
+            reason = f"{files.shown(path)}: no such file or folder"
+        if kind == "dir":
             self.activate(self.apps["Finder"], reopen=False)
             self.apps["Finder"].open_folder(path)
+            return
+        if kind != "file":
+            detail = "It is a link or a special file; the simulated Mac opens only files and folders." \
+                if kind in ("symlink", "other") else reason
+            alert(self.apps["Finder"], None, f"The document “{path.name}” could not be opened.", detail,
+                  [("OK", lambda: None)], cancel=0)
+            self.gen += 1
             return
         suffix = path.suffix.lower()
         owner = next((a for a in self.apps.values() if suffix in a.open_suffixes), None)
         if owner is not None:
             self.activate(owner, reopen=False)
             owner.open_file(path)
-        elif suffix in TEXT_SUFFIXES or _looks_text(path):
+        elif suffix in TEXT_SUFFIXES or _looks_text(files, path):
             self.activate(self.apps["TextEdit"], reopen=False)
             self.apps["TextEdit"].open_file(path)
         else:
@@ -378,18 +396,19 @@ class Desktop(EventRouter):
         self.gen += 1
 
     def display_path(self, path: Path) -> str:
-        try:
-            rel = path.resolve().relative_to(self.home.resolve())
-        except ValueError:
-            return str(path)
-        return "~" if str(rel) == "." else "~/" + str(rel)
+        """``path`` as the agent knows it (``~/Desktop/a.txt``); never a host path."""
+        return self.home_files.shown(path)
 
-    def desktop_files(self) -> list[str]:
-        d = self.home / "Desktop"
+    def desktop_entries(self) -> list[Entry]:
+        """The visible entries of ``~/Desktop`` (case-insensitive name order; symlinks are entries, not followed)."""
         try:
-            return sorted((e.name for e in os.scandir(d) if not e.name.startswith(".")), key=str.lower)
+            entries = self.home_files.listdir("Desktop", limit=DESKTOP_ICON_LIMIT)
         except OSError:
             return []
+        return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name.lower())
+
+    def desktop_files(self) -> list[str]:
+        return [e.name for e in self.desktop_entries()]
 
     # ------------------------------------------------------------------------------ geometry
     def dock_geometry(self) -> tuple[int, int, int, int, list[tuple[str, int]]]:
@@ -524,7 +543,8 @@ class Desktop(EventRouter):
         return None
 
     def _base_layer(self, theme: Theme) -> np.ndarray:
-        files = tuple((n, (self.home / "Desktop" / n).is_dir()) for n in self.desktop_files())
+        entries = self.desktop_entries()
+        files = tuple((e.name, e.kind == "dir") for e in entries)
         key = ("base", self.settings.wallpaper, theme.key, files, tuple(self.desktop_selection), self.screen_size)
         if key == self._base_key and self._base is not None:
             return self._base
@@ -536,9 +556,9 @@ class Desktop(EventRouter):
         img = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).copy()
         d = Draw(img)
         self._icon_rects = self.desktop_icon_layout()
+        folders = {name for name, is_dir in files if is_dir}
         for name, (x, y, w, h) in self._icon_rects:
-            p = self.home / "Desktop" / name
-            ic = load_icon("folder" if p.is_dir() else "document", 52)
+            ic = load_icon("folder" if name in folders else "document", 52)
             if name in self.desktop_selection:
                 d.rounded_rectangle((x + 20, y, x + 76, y + 56), 6, fill=(90, 90, 100))
             img.paste(ic, (x + 22, y + 2), ic)
@@ -699,10 +719,10 @@ class Desktop(EventRouter):
         self.gen += 1
 
 
-def _looks_text(path: Path) -> bool:
+def _looks_text(files: ConfinedDir, path: Path) -> bool:
+    """Whether the regular file ``path`` of the home starts like UTF-8 text (its first 2 KB, nothing more)."""
     try:
-        with open(path, "rb") as f:
-            chunk = f.read(2048)
+        chunk = files.read_head(path, 2048)
         chunk.decode("utf-8")
         return b"\x00" not in chunk
     except (OSError, UnicodeDecodeError):

@@ -4,22 +4,28 @@ System Events' appearance preferences backed by System Settings."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import MutableMapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from mmenvs.core.confined import ConfinedDir
+
 from ...applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ...applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ...applescript.system_events import HIGHLIGHT_COLORS, SystemEventsApp
 from ...applescript.values import Constant, FileRef, hfs_to_posix
+from ..base import BackendError
+from .apps.finder import KINDS, LISTING_LIMIT, check_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .apps.base import App
     from .backend import SimBackend
 
 _LIFECYCLE = ("activate", "reopen", "launch", "run")
+ERR_DUPLICATE = -48  # "a file of that name already exists" / a name Finder will not take
+ERR_BAD_NAME = -37  # bad file name
+ERR_ACCESS = -5000  # the operation is not allowed on that item
 
 
 def path_text(value: Any) -> str:
@@ -115,14 +121,34 @@ class FinderScripting(ScriptableAppBase):
     def finder(self) -> Any:
         return self.backend.desktop.apps["Finder"]
 
+    @property
+    def files(self) -> ConfinedDir:
+        """The home folder as host code may touch it: every file operation of the dictionary goes here."""
+        return self.backend.current_desktop().home_files
+
+    def _host_path(self, text: str) -> Path:
+        """A path from the script on the host (lexical), as a script error when it is outside the home."""
+        try:
+            return self.backend.host_path(text)
+        except BackendError as exc:
+            raise AppleScriptError(str(exc), ERR_NO_SUCH_OBJECT) from None
+
     def _path(self, obj: ObjectRef) -> Path:
         if obj.cls == "disk":
             return self.backend.home
-        return self.backend.host_path(str(obj.id))
+        return self._host_path(str(obj.id))
 
     def _ref(self, p: Path) -> ObjectRef:
-        cls = "folder" if p.is_dir() else "document file"
+        cls = "folder" if self.files.is_dir(p) else "document file"
         return ObjectRef(cls, self.backend.posix_path(p))
+
+    @staticmethod
+    def _name(value: Any) -> str:
+        """A name given to Finder (``with properties {name:…}``, ``set name of …``): a name, never a path."""
+        try:
+            return check_name(str(value))
+        except ValueError as exc:
+            raise AppleScriptError(str(exc), ERR_BAD_NAME) from None
 
     def describe(self, obj: ObjectRef) -> str:
         if obj.cls == "disk":
@@ -139,15 +165,16 @@ class FinderScripting(ScriptableAppBase):
         return out + ' of startup disk of application "Finder"'
 
     def _children(self, folder: Path, cls: str) -> list[ObjectRef]:
-        if not folder.is_dir():
+        if not self.files.is_dir(folder):  # a symlinked folder is not listed: it could lead out of the home
             raise AppleScriptError(f"Can’t get every {cls} of {self.describe(self._ref(folder))}.", ERR_NO_SUCH_OBJECT)
-        entries = sorted((e for e in os.scandir(folder) if not e.name.startswith(".")), key=lambda e: e.name.lower())
+        entries = sorted((e for e in self.files.listdir(folder, limit=LISTING_LIMIT) if not e.name.startswith(".")),
+                         key=lambda e: e.name.lower())
         out = []
         for e in entries:
-            is_dir = e.is_dir()
+            is_dir = e.kind == "dir"
             if cls == "folder" and not is_dir or cls in ("file", "document file") and is_dir:
                 continue
-            out.append(ObjectRef("folder" if is_dir else "document file", self.backend.posix_path(Path(e.path))))
+            out.append(ObjectRef("folder" if is_dir else "document file", self.backend.posix_path(folder / e.name)))
         return out
 
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
@@ -165,12 +192,13 @@ class FinderScripting(ScriptableAppBase):
         if cls not in ("item", "file", "folder", "document file"):
             return None
         folder = self.backend.home / "Desktop" if container is None else self._path(container)
-        p = folder / str(name)
-        if not p.exists() or str(name).startswith(".") or "/" in str(name):
+        name = str(name)
+        if not name or name.startswith(".") or "/" in name or "\0" in name:
             return None
-        if cls == "folder" and not p.is_dir() or cls in ("file", "document file") and p.is_dir():
+        kind = self.files.kind(folder / name)
+        if kind is None or cls == "folder" and kind != "dir" or cls in ("file", "document file") and kind == "dir":
             return None
-        return self._ref(p)
+        return self._ref(folder / name)
 
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
         home = self.backend.home
@@ -204,28 +232,29 @@ class FinderScripting(ScriptableAppBase):
                         return self.finder.windows.index(w) + 1
             raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
         p = self._path(obj)
-        if not p.exists():
+        files = self.files
+        kind = files.kind(p)
+        if kind is None:
             raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
-        st = p.stat()
+        st = files.lstat(p)  # the entry itself: a symlink's own status, never its target's
+        is_dir = kind == "dir"
         if prop in ("name", "displayed name"):
             # the name as the script sees it: the home folder is ``user`` whatever the host calls it
             return "Macintosh HD" if obj.cls == "disk" else self.backend.posix_path(p).rstrip("/").rsplit("/", 1)[-1]
         if prop == "name extension":
-            return p.suffix[1:] if p.is_file() and "." in p.name[1:] else ""
+            return p.suffix[1:] if kind == "file" and "." in p.name[1:] else ""
         if prop == "size":
-            return st.st_size if p.is_file() else sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+            return files.disk_usage(p) if is_dir else st.st_size if kind == "file" else 0
         if prop == "kind":
-            from .apps.finder import KINDS
-
-            return "Folder" if p.is_dir() else KINDS.get(p.suffix.lower(), "Document")
+            return "Folder" if is_dir else "Alias" if kind == "symlink" else KINDS.get(p.suffix.lower(), "Document")
         if prop in ("modification date", "creation date"):
             return self.backend.desktop.now if st.st_mtime >= self.finder.reset_host_time - 1 else datetime.fromtimestamp(st.st_mtime, timezone.utc).replace(tzinfo=None)
         if prop == "container":
             return self._ref(p.parent)
         if prop == "URL":
-            return "file://" + self.backend.posix_path(p) + ("/" if p.is_dir() else "")
+            return "file://" + self.backend.posix_path(p) + ("/" if is_dir else "")
         if prop == "POSIX path":
-            return self.backend.posix_path(p) + ("/" if p.is_dir() else "")
+            return self.backend.posix_path(p) + ("/" if is_dir else "")
         if prop == "comment":
             return ""
         raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
@@ -236,9 +265,10 @@ class FinderScripting(ScriptableAppBase):
         if obj.cls not in ("folder", "document file", "file", "item", "disk"):
             return NotImplemented
         p = self._path(obj)
-        if not p.exists():
+        kind = self.files.kind(p)
+        if kind is None:
             raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
-        ref = FileRef(self.backend.posix_path(p) + ("/" if p.is_dir() else ""), "file")
+        ref = FileRef(self.backend.posix_path(p) + ("/" if kind == "dir" else ""), "file")
         t = type_name.lower()
         if t in ("alias", "file", "«class furl»", "posix file"):
             return FileRef(ref.path, "alias" if t == "alias" else "file")
@@ -248,37 +278,49 @@ class FinderScripting(ScriptableAppBase):
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
         if obj is not None and obj.cls in ("folder", "document file", "file", "item") and prop == "name":
+            name, path = self._name(value), self._path(obj)
+            if not self.files.exists(path):
+                raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
             try:
-                self.finder.rename(self._path(obj), str(value))
+                self.finder.rename(path, name)
             except ValueError as e:
-                raise AppleScriptError(str(e), -48) from None
+                raise AppleScriptError(str(e), ERR_DUPLICATE) from None
             return
         super().set_property(obj, prop, value)
 
     def make(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
         folder = self.backend.home / "Desktop" if at is None else self._path(at)
-        if not folder.is_dir():
+        if not self.files.is_dir(folder):
             raise AppleScriptError("Can’t make or move that element into that container.", -10024)
-        name = str(properties.get("name", "untitled folder" if cls == "folder" else "untitled"))
+        name = self._name(properties.get("name", "untitled folder" if cls == "folder" else "untitled"))
+        if cls in ("folder", "file", "document file") and self.files.exists(folder / name):
+            raise AppleScriptError("The operation can’t be completed because there is already an item with that name.",
+                                   ERR_DUPLICATE)
         if cls == "folder":
-            if (folder / name).exists():
-                raise AppleScriptError("The operation can’t be completed because there is already an item with that name.", -48)
-            return self._ref(self.finder.new_folder(folder, name, rename=False))
+            try:
+                return self._ref(self.finder.new_folder(folder, name, rename=False))
+            except ValueError as e:
+                raise AppleScriptError(str(e), ERR_DUPLICATE) from None
         if cls in ("file", "document file"):
             p = folder / name
-            if p.exists():
-                raise AppleScriptError("The operation can’t be completed because there is already an item with that name.", -48)
-            self.backend.check_in_home(p)
-            p.write_text("")
+            self.files.write_bytes(p, b"", exclusive=True)
             self.finder.touch()
             return self._ref(p)
         raise AppleScriptError(f"Can’t make class {cls}.", ERR_APP_GENERIC)
 
     def delete(self, obj: ObjectRef) -> None:
         p = self._path(obj)
-        if not p.exists():
+        if not self.files.exists(p):
             raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
-        self.finder.move_to_trash([p])
+        self._finder_op(self.finder.move_to_trash, [p])
+
+    @staticmethod
+    def _finder_op(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a Finder file operation for a script: what it could not do is a script error."""
+        try:
+            return fn(*args, raise_errors=True, **kwargs)
+        except ValueError as e:
+            raise AppleScriptError(str(e), ERR_ACCESS) from None
 
     def _items(self, direct: Any) -> list[Path]:
         items = direct if isinstance(direct, list) else [direct]
@@ -288,24 +330,24 @@ class FinderScripting(ScriptableAppBase):
             if isinstance(ref, ObjectRef):
                 out.append(self._path(ref))
             else:
-                out.append(self.backend.host_path(path_text(it)))
+                out.append(self._host_path(path_text(it)))
         return out
 
     def _target(self, value: Any) -> Path:
         ref = value if isinstance(value, ObjectRef) else getattr(value, "ref", None)
-        return self._path(ref) if isinstance(ref, ObjectRef) else self.backend.host_path(path_text(value))
+        return self._path(ref) if isinstance(ref, ObjectRef) else self._host_path(path_text(value))
 
     def command(self, name: str, direct: Any, params: dict[str, Any]) -> Any:
         finder = self.finder
         if name == "move":
             dest = self._target(params.get("to"))
-            moved = finder.move_items(self._items(direct), dest)
+            moved = self._finder_op(finder.move_items, self._items(direct), dest)
             res = [self._ref(p) for p in moved]
             return res[0] if len(res) == 1 else res
         if name == "duplicate":
             dest = self._target(params["to"]) if "to" in params else None
             srcs = self._items(direct)
-            made = finder.copy_items(srcs, dest or srcs[0].parent, duplicate_suffix=dest is None)
+            made = self._finder_op(finder.copy_items, srcs, dest or srcs[0].parent, duplicate_suffix=dest is None)
             res = [self._ref(p) for p in made]
             return res[0] if len(res) == 1 else res
         if name == "open":
@@ -314,7 +356,7 @@ class FinderScripting(ScriptableAppBase):
             return None
         if name in ("reveal", "select"):
             for p in self._items(direct):
-                w = finder.open_folder(p.parent if not p.is_dir() or name == "reveal" else p)
+                w = finder.open_folder(p.parent if not self.files.is_dir(p) or name == "reveal" else p)
                 w.state["selection"] = [p.name]
             return None
         if name in ("empty", "empty trash"):

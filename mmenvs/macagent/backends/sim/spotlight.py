@@ -3,8 +3,7 @@ of the home folder; Return opens the selected hit, arrows move the selection, Es
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from .widgets import Box, ListView, Row, TextField, Widget
@@ -15,6 +14,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 WIDTH = 640
 MAX_HITS = 8
+#: at most this many entries of the home are looked at for one query (a huge home must not stall a keystroke)
+INDEX_LIMIT = 20_000
 
 
 class SpotlightField(TextField):
@@ -73,16 +74,32 @@ class Spotlight:
         apps.sort(key=lambda a: (not a.name.lower().startswith(q), a.name))
         out = [("app", a.name, a.name) for a in apps]
         home = self.desktop.home
-        files: list[tuple[str, str, str]] = []
-        for root, dirs, names in os.walk(home):
-            dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "Library")
-            for n in sorted(dirs + names):
-                if q in n.lower() and not n.startswith("."):
-                    files.append(("file", n, os.path.join(root, n)))
-            if len(files) > 50:
-                break
+        files = [("file", name, str(home / rel)) for name, rel in self._matching_files(q)]
         files.sort(key=lambda f: (not f[1].lower().startswith(q), f[1].lower()))
         return (out + files)[:MAX_HITS]
+
+    def _matching_files(self, q: str) -> list[tuple[str, PurePosixPath]]:
+        """(name, path below the home) of entries whose name contains ``q``: the home's visible folders
+        breadth first (not Library), through the confined layer — symlinked folders are not entered, and
+        the walk stops after ``INDEX_LIMIT`` entries or once more than 50 match."""
+        found: list[tuple[str, PurePosixPath]] = []
+        pending, seen = [PurePosixPath(".")], 0
+        while pending and seen < INDEX_LIMIT and len(found) <= 50:
+            folder = pending.pop(0)
+            try:
+                entries = self.desktop.home_files.listdir(folder, limit=INDEX_LIMIT - seen)
+            except OSError:
+                continue  # removed, or swapped for a link, while indexing
+            seen += len(entries)
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                rel = folder / e.name if folder != PurePosixPath(".") else PurePosixPath(e.name)
+                if q in e.name.lower():
+                    found.append((e.name, rel))
+                if e.kind == "dir" and e.name != "Library":
+                    pending.append(rel)
+        return found
 
     def move(self, delta: int) -> None:
         win = self.window
@@ -126,7 +143,7 @@ class Spotlight:
         out: list[Widget] = [Box((0, 0, WIDTH, win.h), "menu_bg"), field]
         if hits:
             rows = [Row(str(i), [name, "Application" if kind == "app" else self.desktop.display_path(Path(target))],
-                        icon=(name if kind == "app" else ("folder" if Path(target).is_dir() else "document")))
+                        icon=(name if kind == "app" else ("folder" if self.desktop.home_files.is_dir(target) else "document")))
                     for i, (kind, name, target) in enumerate(hits)]
             out.append(Box((0, 55, WIDTH, 1), "separator"))
             out.append(ListView("spotlight:hits", (0, 60, WIDTH, len(hits) * 34), rows, [str(win.state["sel"])],

@@ -16,6 +16,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
 
 
+def _parts(files: Any, path: Path) -> tuple[str, ...] | None:
+    try:
+        return files.parts(path)
+    except OSError:
+        return None
+
+
 class DocumentApp(App):
     """An app of documents in windows. Subclasses create documents and their windows (``new_window``)
     and implement ``write`` and ``save_sheet``."""
@@ -82,8 +89,14 @@ class DocumentApp(App):
     def already_open(self, path: Path) -> Any | None:
         """The open document saved at ``path``, its window brought to the front; None if there is none
         (opening a file twice shows the first one again, as on a Mac)."""
+        files = self.desktop.home_files
+        try:
+            wanted = files.parts(path)
+        except OSError:
+            return None
         for d in self.documents:
-            if d.path is not None and d.path.resolve() == path.resolve():
+            # compared lexically (paths are the home's own names; nothing is resolved through a link)
+            if d.path is not None and _parts(files, d.path) == wanted:
                 w = self.window_of(d)
                 if w is not None:
                     self.desktop.raise_window(w)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import App
 
 LOCATIONS = ("Desktop", "Documents", "Downloads", "Home")
+#: at most this many entries of a location are listed in the Open panel
+PANEL_LIMIT = 5000
 # the Replace alert's detail ({where}: the location's name)
 REPLACE_DETAIL = ("A file or folder with the same name already exists in the folder {where}. "
                   "Replacing it will overwrite its current contents.")
@@ -39,6 +41,16 @@ def location_of(home: Path, path: Path) -> str:
     return "Home"
 
 
+def same_file(app: "App", path: Path, other: Path) -> bool:
+    """Whether two host paths of the home name the same entry (compared lexically: nothing is resolved,
+    so a symlink never makes two names the same file)."""
+    files = app.desktop.home_files
+    try:
+        return files.parts(path) == files.parts(other)
+    except OSError:
+        return False
+
+
 def with_suffix(name: str, suffix: str) -> str:
     """``name`` ending in ``suffix`` (compared ignoring case; an empty suffix adds nothing)."""
     return name if not suffix or name.lower().endswith(suffix) else name + suffix
@@ -48,18 +60,21 @@ def open_panel(app: "App", shows: Callable[[Path], bool] | None = None,
                locations: Sequence[str] = LOCATIONS) -> Window:
     """File > Open…: a location pop-up, the location's files (those ``shows`` accepts, and no hidden
     ones), Cancel and Open. Opening (the button, Return or a double-click on a file) calls
-    ``app.open_file(path)``; folders are listed but do not open."""
+    ``app.open_file(path)``; folders are listed but do not open. The listing goes through the confined
+    layer: folders are always listed (``shows`` is asked about the other entries only), a symlink or
+    special file is listed but refused with an alert when opened, as nothing on the host follows it."""
     w, h = 520, 380
     form: dict[str, Any] = {"where": "Documents", "selected": None}
 
     def build(panel: Window) -> list[Widget]:
         folder = location_dir(app.desktop.home, form["where"])
         try:
-            names = sorted((p.name for p in folder.iterdir() if not p.name.startswith(".")
-                            and (shows is None or shows(p))), key=str.lower)
+            entries = [e for e in app.desktop.home_files.listdir(folder, limit=PANEL_LIMIT) if not e.name.startswith(".")
+                       and (e.kind == "dir" or shows is None or shows(folder / e.name))]
         except OSError:
-            names = []
-        rows = [Row(n, [n], icon="folder" if (folder / n).is_dir() else "document") for n in names]
+            entries = []
+        entries.sort(key=lambda e: e.name.lower())
+        rows = [Row(e.name, [e.name], icon="folder" if e.kind == "dir" else "document") for e in entries]
         return [
             Box((0, 0, w, h), "window_bg"),
             PopupButton("open:where", (20, 16, 200, 24), list(locations), form["where"],
@@ -76,9 +91,15 @@ def open_panel(app: "App", shows: Callable[[Path], bool] | None = None,
         if not name:
             return
         path = location_dir(app.desktop.home, form["where"]) / name
-        if path.is_dir():
+        kind = app.desktop.home_files.kind(path) if "/" not in name else None
+        if kind == "dir" or kind is None:
             return
         app.desktop.close_window(panel)
+        if kind != "file":  # a symlink or special file: the host never opens it for the agent
+            alert(app, None, f"The document “{name}” could not be opened.",
+                  "It is a link or a special file; the simulated Mac opens only files and folders.",
+                  [("OK", lambda: None)], cancel=0)
+            return
         app.open_file(path)
 
     x, y = app.desktop.cascade_origin(w, h)
@@ -92,7 +113,7 @@ def save_sheet(app: "App", win: Window, *, verb: str, default: str, file_name: C
                format_text: str | Callable[[], str], format_label: str = "File Format:",
                size: tuple[int, int] = (460, 170), format_width: int = 200, selected: int | None = None,
                header: Callable[[Window], list[Widget]] | None = None, top: int = 0,
-               locations: Sequence[str] = LOCATIONS, exists: Callable[[Path], bool] = Path.exists,
+               locations: Sequence[str] = LOCATIONS, exists: Callable[[Path], bool] | None = None,
                replace_detail: str = REPLACE_DETAIL) -> Window:
     """A save-style sheet on document window ``win`` titled ``verb``: "<verb> As" (the name), "Where" (a
     location pop-up, starting at the location of the document's file, or Documents), the file format
@@ -101,8 +122,11 @@ def save_sheet(app: "App", win: Window, *, verb: str, default: str, file_name: C
     ``default`` is the name field's first text, its first ``selected`` characters selected (all when
     None); ``header`` (the sheet) gives widgets drawn above the fields, which then start ``top`` pixels
     lower. On ``verb`` the typed name passes through ``file_name``; the sheet closes and ``on_save(path)``
-    runs, after a Replace alert (``replace_detail`` with ``{where}``) when ``exists(path)`` and the path
-    is not the document's own file."""
+    runs, after a Replace alert (``replace_detail`` with ``{where}``) when ``exists(path)`` (by default:
+    an entry of that name is in the home, through the confined layer) and the path is not the document's
+    own file. A name is never a path: "/", a leading "." and NUL are refused."""
+    if exists is None:
+        exists = app.desktop.home_files.exists
     w, h = size
     form = {"where": "Documents" if win.doc.path is None else location_of(app.desktop.home, win.doc.path)}
 
@@ -126,13 +150,13 @@ def save_sheet(app: "App", win: Window, *, verb: str, default: str, file_name: C
 
     def do_save() -> None:
         name = sheet.editors["save:name"].text.strip()
-        if not name or "/" in name or name.startswith("."):
+        if not name or "/" in name or "\0" in name or name.startswith("."):
             return
         name = file_name(name)
         path = location_dir(app.desktop.home, form["where"]) / name
         app.desktop.close_window(sheet)
         current = win.doc.path  # read now: the document may have been saved while the sheet was open
-        if exists(path) and (current is None or path.resolve() != current.resolve()):
+        if exists(path) and (current is None or not same_file(app, path, current)):
             alert(app, win, f"“{name}” already exists. Do you want to replace it?",
                   replace_detail.format(where=form["where"]),
                   [("Replace", lambda: on_save(path)), ("Cancel", lambda: None)], default=1, cancel=1)

@@ -4,11 +4,11 @@ Empty Trash, and drag-and-drop moves onto folders, sidebar places, the desktop a
 
 from __future__ import annotations
 
-import os
-import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from mmenvs.core.confined import ConfinedDir, Entry
 
 from ..menus import MenuItem, sep
 from ..widgets import Box, Button, Label, ListView, Row, TextField, Widget
@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
 
 PLACES = ("Desktop", "Documents", "Downloads")
+#: at most this many entries of a folder are listed (a folder of a million files must not stall a frame)
+LISTING_LIMIT = 5000
 KINDS = {".txt": "Plain Text", ".md": "Markdown", ".rtf": "RTF Document", ".pdf": "PDF Document", ".png": "PNG image",
          ".jpg": "JPEG image", ".jpeg": "JPEG image", ".gif": "GIF image", ".html": "HTML text", ".csv": "CSV Document",
          ".json": "JSON", ".py": "Python Source", ".sh": "Shell Script", ".zip": "ZIP archive", ".mp3": "MP3 audio",
@@ -36,15 +38,27 @@ def _size_text(n: int) -> str:
     return f"{n:.0f} TB"
 
 
-def unique_name(folder: Path, name: str) -> str:
-    """``name``, or "name 2", "name 3", … so it does not clash inside ``folder`` (Finder's rule)."""
-    if not (folder / name).exists():
+def unique_name(files: ConfinedDir, folder: Path, name: str) -> str:
+    """``name``, or "name 2", "name 3", … so it does not clash inside ``folder`` of the home ``files``
+    (Finder's rule; any entry, a symlink too, takes its name)."""
+    if not files.exists(folder / name):
         return name
-    stem, suffix = (name, "") if (folder / name).is_dir() or "." not in name[1:] else (name[: name.rfind(".")], name[name.rfind("."):])
+    stem, suffix = (name, "") if files.is_dir(folder / name) or "." not in name[1:] else (name[: name.rfind(".")], name[name.rfind("."):])
     k = 2
-    while (folder / f"{stem} {k}{suffix}").exists():
+    while files.exists(folder / f"{stem} {k}{suffix}"):
         k += 1
     return f"{stem} {k}{suffix}"
+
+
+def check_name(name: str) -> str:
+    """``name`` if it can name an item in a folder; ValueError with Finder's message otherwise. A name is
+    never a path: "/" (and a leading "." — hidden, "." and "..") and NUL are refused."""
+    if not name:
+        raise ValueError("The name can’t be empty.")
+    if "/" in name or "\0" in name or name.startswith("."):
+        raise ValueError(f"The name “{name.replace(chr(0), '?')}” can’t be used. Try using a name with fewer characters "
+                         "or with no punctuation marks.")
+    return name
 
 
 class FinderApp(App):
@@ -64,14 +78,32 @@ class FinderApp(App):
         return self.desktop.home
 
     @property
+    def files(self) -> ConfinedDir:
+        """The home folder as host code may touch it (see :mod:`mmenvs.core.confined`)."""
+        return self.desktop.home_files
+
+    @property
     def trash_dir(self) -> Path:
         return self.home / ".Trash"
 
     def trash_count(self) -> int:
         try:
-            return len([e for e in os.scandir(self.trash_dir) if not e.name.startswith(".DS")])
+            return len([e for e in self.files.listdir(".Trash") if not e.name.startswith(".DS")])
         except OSError:
             return 0
+
+    def _is_home(self, path: Path) -> bool:
+        return self._parts(path) == ()
+
+    def _is_trash(self, path: Path) -> bool:
+        return self._parts(path) == (".Trash",)
+
+    def _parts(self, path: Path) -> tuple[str, ...] | None:
+        """``path``'s components below the home (lexical), None for a path that is not inside it."""
+        try:
+            return self.files.parts(path)
+        except OSError:
+            return None
 
     def quit(self) -> None:  # Finder cannot be quit; cmd-q does nothing
         return
@@ -85,16 +117,17 @@ class FinderApp(App):
 
     # ------------------------------------------------------------------ file operations
     def _check_inside(self, p: Path) -> Path:
-        rp = p.resolve()
-        home = self.home.resolve()
-        if rp != home and home not in rp.parents:
-            raise ValueError(f"{p} is outside the home folder {home}")
+        if self._parts(p) is None:
+            raise ValueError(f"{self.files.shown(p)} is not inside the home folder")
         return p
 
     def new_folder(self, folder: Path, name: str = "untitled folder", rename: bool = True) -> Path:
         self._check_inside(folder)
-        target = folder / unique_name(folder, name)
-        target.mkdir()
+        target = folder / unique_name(self.files, folder, check_name(name))
+        try:
+            self.files.mkdir(target)
+        except OSError as exc:
+            raise ValueError(str(exc)) from None
         self.touch()
         for w in self.windows:
             if w.state.get("path") == str(folder):
@@ -105,84 +138,132 @@ class FinderApp(App):
 
     def rename(self, path: Path, new_name: str) -> Path:
         """Rename ``path`` to ``new_name``; raises ValueError with Finder's message if not allowed."""
-        new_name = new_name.strip()
-        if not new_name:
-            raise ValueError("The name can’t be empty.")
-        if "/" in new_name or new_name.startswith("."):
-            raise ValueError(f"The name “{new_name}” can’t be used. Try using a name with fewer characters or with no "
-                             "punctuation marks.")
+        new_name = check_name(new_name.strip())
+        self._check_inside(path)
         target = path.parent / new_name
-        if target.exists() and new_name != path.name:
+        if new_name == path.name:
+            return path
+        if self.files.exists(target):
             raise ValueError(f"The name “{new_name}” is already taken. Please choose a different name.")
-        path.rename(target)
+        try:
+            self.files.rename(path, target)  # a symlink is renamed as a link; what it points to is never touched
+        except OSError as exc:
+            raise ValueError(str(exc)) from None
         self.touch()
         return target
 
-    def move_items(self, paths: list[Path], folder: Path) -> list[Path]:
-        """Move files/folders into ``folder`` (skipping a folder into itself); returns the new paths."""
+    def _report(self, failures: list[str], raise_errors: bool) -> None:
+        """Items an operation could not handle (a link it will not follow, a special file…): a ValueError
+        for a script (``raise_errors``), else an alert, as Finder shows one."""
+        if not failures:
+            return
+        if raise_errors:
+            raise ValueError("; ".join(failures))
+        alert(self, None, "The operation can’t be completed.", "\n".join(failures[:5]), [("OK", lambda: None)], cancel=0)
+
+    def move_items(self, paths: list[Path], folder: Path, *, raise_errors: bool = False) -> list[Path]:
+        """Move files/folders into ``folder`` (skipping a folder into itself); returns the new paths.
+        Links move as links (never followed)."""
         self._check_inside(folder)
-        out = []
+        files, into = self.files, self._parts(folder)
+        if not files.is_dir(folder):
+            self._report([f"{files.shown(folder)} is not a folder"], raise_errors)
+            return []
+        out: list[Path] = []
+        failures: list[str] = []
         for p in paths:
             p = Path(p)
-            if not p.exists() or p.parent.resolve() == folder.resolve():
+            at = self._parts(p)
+            if at is None or not at or not files.exists(p) or at[:-1] == into:
                 continue
-            if p.is_dir() and (folder.resolve() == p.resolve() or p.resolve() in folder.resolve().parents):
+            if into[:len(at)] == at:  # a folder into itself or one of its subfolders
                 continue
-            dest = folder / unique_name(folder, p.name)
-            shutil.move(str(p), str(dest))
+            dest = folder / unique_name(files, folder, p.name)
+            try:
+                files.rename(p, dest)
+            except OSError as exc:
+                failures.append(str(exc))
+                continue
             out.append(dest)
         self.touch()
+        self._report(failures, raise_errors)
         return out
 
-    def copy_items(self, paths: list[Path], folder: Path, duplicate_suffix: bool = False) -> list[Path]:
-        out = []
+    def copy_items(self, paths: list[Path], folder: Path, duplicate_suffix: bool = False, *,
+                   raise_errors: bool = False) -> list[Path]:
+        """Copy files/folders into ``folder`` ("name copy" with ``duplicate_suffix`` or on a clash); returns
+        the copies. Links inside are copied as links, never followed; a FIFO or device is refused."""
+        files = self.files
+        self._check_inside(folder)
+        out: list[Path] = []
+        failures: list[str] = []
         for p in paths:
             p = Path(p)
-            if not p.exists():
+            kind = files.kind(p) if self._parts(p) else None
+            if kind is None:
                 continue
             name = p.name
-            if duplicate_suffix or (folder / name).exists():
-                stem, suffix = (name, "") if p.is_dir() or "." not in name[1:] else (name[: name.rfind(".")], name[name.rfind("."):])
-                name = unique_name(folder, f"{stem} copy{suffix}")
+            if duplicate_suffix or files.exists(folder / name):
+                stem, suffix = (name, "") if kind == "dir" or "." not in name[1:] else (name[: name.rfind(".")], name[name.rfind("."):])
+                name = unique_name(files, folder, f"{stem} copy{suffix}")
             dest = folder / name
-            if p.is_dir():
-                shutil.copytree(p, dest)
-            else:
-                shutil.copy2(p, dest)
+            try:
+                files.copy(p, dest)
+                if kind == "file":
+                    files.set_mtime(dest, files.lstat(p).st_mtime)  # a copy keeps its modification date, as Finder's does
+            except OSError as exc:
+                failures.append(str(exc))
+                continue
             out.append(dest)
         self.touch()
+        self._report(failures, raise_errors)
         return out
 
-    def move_to_trash(self, paths: list[Path]) -> None:
-        self.trash_dir.mkdir(exist_ok=True)
+    def move_to_trash(self, paths: list[Path], *, raise_errors: bool = False) -> None:
+        files = self.files
+        failures: list[str] = []
+        if not files.is_dir(".Trash"):
+            if files.exists(".Trash"):
+                files.unlink(".Trash")  # a link or file put there by the shell is not the Trash
+            files.mkdir(".Trash")
         for p in paths:
             p = Path(p)
-            if not p.exists() or p.resolve() == self.trash_dir.resolve():
+            at = self._parts(p)
+            if not at or at[0] == ".Trash" and len(at) == 1 or not files.exists(p):
                 continue
-            name = unique_name(self.trash_dir, p.name)
+            name = unique_name(files, self.trash_dir, p.name)
+            try:
+                files.rename(p, self.trash_dir / name)
+            except OSError as exc:
+                failures.append(str(exc))
+                continue
             self.trash_origins[name] = str(p)
-            shutil.move(str(p), str(self.trash_dir / name))
-        self.desktop.desktop_selection = [n for n in self.desktop.desktop_selection if (self.home / "Desktop" / n).exists()]
+        self.desktop.desktop_selection = [n for n in self.desktop.desktop_selection if files.exists(f"Desktop/{n}")]
         self.touch()
+        self._report(failures, raise_errors)
 
     def put_back(self, names: list[str]) -> None:
+        files = self.files
+        failures: list[str] = []
         for n in names:
             orig = self.trash_origins.pop(n, None)
             src = self.trash_dir / n
-            if orig is None or not src.exists():
+            if orig is None or "/" in n or not files.exists(src):
                 continue
             dest = Path(orig)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(src), str(dest.parent / unique_name(dest.parent, dest.name)))
+            try:
+                files.mkdir(dest.parent, parents=True, exist_ok=True)
+                files.rename(src, dest.parent / unique_name(files, dest.parent, dest.name))
+            except OSError as exc:
+                failures.append(str(exc))
         self.touch()
+        self._report(failures, False)
 
     def empty_trash(self) -> None:
-        if self.trash_dir.exists():
-            for e in os.scandir(self.trash_dir):
-                if e.is_dir(follow_symlinks=False):
-                    shutil.rmtree(e.path)
-                else:
-                    os.unlink(e.path)
+        files = self.files
+        if files.is_dir(".Trash"):
+            for entry in files.listdir(".Trash"):
+                files.rmtree(f".Trash/{entry.name}")  # by directory fds: a link is removed, never followed
         self.trash_origins.clear()
         self.touch()
 
@@ -205,7 +286,7 @@ class FinderApp(App):
 
     def open_file(self, path: Path) -> None:
         """``open -a Finder <path>``: the folder, or the folder that holds the file."""
-        self.desktop.open_path(path if path.is_dir() else path.parent)
+        self.desktop.open_path(path if self.files.is_dir(path) else path.parent)
 
     def open_folder(self, path: Path, new: bool = False) -> Window:
         path = Path(path)
@@ -226,14 +307,14 @@ class FinderApp(App):
         return win
 
     def _title(self, path: Path) -> str:
-        if path.resolve() == self.home.resolve():
+        if self._is_home(path):
             return self.home.name
-        if path.resolve() == self.trash_dir.resolve():
+        if self._is_trash(path):
             return "Trash"
         return path.name
 
     def navigate(self, win: Window, path: Path, record: bool = True) -> None:
-        if not path.is_dir():
+        if not self.files.is_dir(path):  # a symlinked folder is not entered: it could lead out of the home
             return
         if record and win.state.get("path") != str(path):
             win.state["back"] = win.state["back"] + [win.state["path"]]
@@ -259,9 +340,9 @@ class FinderApp(App):
             win.state["back"] = win.state["back"] + [win.state["path"]]
             self.navigate(win, Path(nxt), record=False)
 
-    def _listing(self, folder: Path) -> list[os.DirEntry]:
+    def _listing(self, folder: Path) -> list[Entry]:
         try:
-            entries = [e for e in os.scandir(folder) if not e.name.startswith(".")]
+            entries = [e for e in self.files.listdir(folder, limit=LISTING_LIMIT) if not e.name.startswith(".")]
         except OSError:
             return []
         return sorted(entries, key=lambda e: e.name.lower())
@@ -269,7 +350,7 @@ class FinderApp(App):
     def _listing_sig(self, win: Window) -> tuple:
         folder = Path(win.state.get("path", self.home))
         try:
-            return tuple((e.name, e.stat(follow_symlinks=False).st_mtime_ns, e.is_dir()) for e in os.scandir(folder))
+            return tuple((e.name, e.mtime, e.size, e.kind) for e in self.files.listdir(folder, limit=LISTING_LIMIT))
         except OSError:
             return ()
 
@@ -277,7 +358,7 @@ class FinderApp(App):
         win.state["renaming"] = name
         ed = win.editor("finder:rename", initial=name)
         ed.text, ed.synced = name, name
-        stem = name.rfind(".") if "." in name[1:] and not (Path(win.state["path"]) / name).is_dir() else len(name)
+        stem = name.rfind(".") if "." in name[1:] and not self.files.is_dir(Path(win.state["path"]) / name) else len(name)
         ed.anchor, ed.cursor = 0, stem
         win.focus_key = "finder:rename"
         win.touch()
@@ -304,14 +385,15 @@ class FinderApp(App):
 
     def _selected_paths(self, win: Window) -> list[Path]:
         folder = Path(win.state["path"])
-        return [folder / n for n in win.state.get("selection", []) if (folder / n).exists()]
+        return [folder / n for n in win.state.get("selection", []) if "/" not in n and self.files.exists(folder / n)]
 
     def _activate(self, win: Window, name: str) -> None:
         p = Path(win.state["path"]) / name
-        if p.is_dir():
+        kind = self.files.kind(p) if "/" not in name else None
+        if kind == "dir":
             self.navigate(win, p)
-        elif p.exists():
-            self.desktop.open_path(p)
+        elif kind is not None:
+            self.desktop.open_path(p)  # a link or special file gets an alert there
 
     def _date_text(self, ts: float) -> str:
         """Modification date as Finder shows it. Files written during this episode show the sim's
@@ -329,7 +411,7 @@ class FinderApp(App):
 
     def _context(self, win: Window, keys: list[str]) -> list[MenuItem]:
         paths = [Path(win.state["path"]) / k for k in keys]
-        in_trash = Path(win.state["path"]).resolve() == self.trash_dir.resolve()
+        in_trash = self._is_trash(Path(win.state["path"]))
         items = [MenuItem("Open", lambda: [self._activate(win, k) for k in keys])]
         if in_trash:
             items += [MenuItem("Put Back", lambda: self.put_back(keys)), MenuItem("Delete Immediately…", lambda: self._delete_now(paths))]
@@ -342,16 +424,19 @@ class FinderApp(App):
         return items
 
     def _delete_now(self, paths: list[Path]) -> None:
+        failures: list[str] = []
         for p in paths:
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
+            try:
+                if self._parts(p) and self.files.exists(p):
+                    self.files.rmtree(p)  # by directory fds: a link is removed, never followed
+            except OSError as exc:
+                failures.append(str(exc))
             self.trash_origins.pop(p.name, None)
+        self._report(failures, False)
         self.touch()
 
     def paste(self, win: Window) -> None:
-        files = [p for p in self.desktop.clipboard.files if p.exists()]
+        files = [p for p in self.desktop.clipboard.files if self._parts(p) and self.files.exists(p)]
         if files:
             self.copy_items(files, Path(win.state["path"]))
 
@@ -384,14 +469,10 @@ class FinderApp(App):
         entries = self._listing(folder)
         rows = []
         for e in entries:
-            try:
-                st = e.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            is_dir = e.is_dir()
-            kind = "Folder" if is_dir else KINDS.get(Path(e.name).suffix.lower(), "Document")
-            rows.append(Row(e.name, [e.name, self._date_text(st.st_mtime), "--" if is_dir else _size_text(st.st_size), kind],
-                            icon="folder" if is_dir else "document"))
+            is_dir = e.kind == "dir"
+            kind = "Folder" if is_dir else "Alias" if e.kind == "symlink" else KINDS.get(Path(e.name).suffix.lower(), "Document")
+            size = "--" if e.kind != "file" else _size_text(e.size)
+            rows.append(Row(e.name, [e.name, self._date_text(e.mtime), size, kind], icon="folder" if is_dir else "document"))
         lw = W - side
         cols = [("Name", max(200, lw - 430)), ("Date Modified", 200), ("Size", 90), ("Kind", 140)]
         sel = [s for s in win.state.get("selection", []) if any(r.key == s for r in rows)]
@@ -401,7 +482,7 @@ class FinderApp(App):
                        on_return=lambda key: self._start_rename(win, key),
                        on_delete=lambda keys: self.move_to_trash([folder / k for k in keys]),
                        on_context=lambda keys: self._context(win, keys), columns=cols, multi=True, drag_kind="files",
-                       drop_ok=lambda key, payload: payload[0] == "files" and (folder / key).is_dir()
+                       drop_ok=lambda key, payload: payload[0] == "files" and self.files.is_dir(folder / key)
                        and str(folder / key) not in payload[1],
                        on_drop=lambda key, payload: self.move_items([Path(p) for p in payload[1]], folder / key),
                        empty_text="")
@@ -482,7 +563,7 @@ class FinderApp(App):
         if win is None:
             return
         p = Path(win.state["path"])
-        if p.resolve() != self.home.resolve():
+        if not self._is_home(p):
             self.navigate(win, p.parent)
 
     # ------------------------------------------------------------------ state
@@ -491,7 +572,7 @@ class FinderApp(App):
             "running": True,
             "windows": [{"path": self.desktop.display_path(Path(w.state["path"])), "selection": list(w.state.get("selection", []))}
                         for w in self.windows],
-            "trash": sorted(e.name for e in os.scandir(self.trash_dir)) if self.trash_dir.exists() else [],
+            "trash": [e.name for e in self.files.listdir(".Trash")] if self.files.is_dir(".Trash") else [],
             "desktop_selection": list(self.desktop.desktop_selection),
         }
 
