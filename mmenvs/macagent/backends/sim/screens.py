@@ -4,12 +4,15 @@ Each scene is built through the same GUI and scripting calls an agent or a task 
 
 from __future__ import annotations
 
+import io
 import sys
 import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from PIL import Image
+
+from mmenvs.core.confined import ConfinedDir
 
 from .backend import SimBackend
 
@@ -31,7 +34,7 @@ def _scene_notes(be: SimBackend) -> None:
     notes.add_note("Groceries", "Eggs\nMilk\nCoffee beans")
     notes.add_note("Trip to Lisbon", "Flights booked for 3 May.\nHotel near Alfama.")
     notes.add_note("Project Ideas", "1. Offline desktop for agents\n2. Checkpoint scoring\n3. Faster resets")
-    (be.home / "Documents" / "Budget.numbers").write_text("")
+    _files(be).write_text("Documents/Budget.numbers", "")
     be.open_app("Finder")
     be.open_app("Notes")
     win = notes.windows[0]
@@ -43,14 +46,14 @@ def _scene_notes(be: SimBackend) -> None:
 
 
 def _scene_finder(be: SimBackend) -> None:
-    docs = be.home / "Documents"
+    docs, files = be.home / "Documents", _files(be)
     for name in ("Invoices", "Photos 2026"):
-        (docs / name).mkdir()
+        files.mkdir(docs / name)
     for name, size in (("Annual report.pdf", 182_000), ("meeting-notes.txt", 2_400), ("budget.csv", 9_100),
                        ("Resume.docx", 41_000)):
-        (docs / name).write_bytes(b"x" * size)
+        files.write_bytes(docs / name, b"x" * size)
     for name in ("todo.txt", "Screenshot 2026-04-12.png"):
-        (be.home / "Desktop" / name).write_text("x")
+        files.write_text(f"Desktop/{name}", "x")
     be.open_app("Finder")
     finder = be.app("Finder")
     win = finder.windows[0]
@@ -160,19 +163,19 @@ def _scene_obsidian(be: SimBackend) -> None:
                       ("Research/Customer Interviews.md", "Five teams asked for [[Roadmap 2026|the roadmap]]. #research\n"),
                       ("Inbox/Vendor Call Notes.md", "Vendor: Northwind\n- Renewal price up 4%\nLinks: [[Roadmap 2026]]\n"),
                       ("Pricing.md", "Draft pricing table. #todo\n"), ("Welcome.md", "This vault holds my work notes.\n")):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+        _files(be).mkdir((root / rel).parent, parents=True, exist_ok=True)
+        _files(be).write_text(root / rel, text)
     be.app("Obsidian").register_vault(root)
     be.run_shell("open 'obsidian://open?vault=Work&file=Projects%2FRoadmap%202026'")
 
 
 def _scene_vscode(be: SimBackend) -> None:
-    proj = be.home / "Projects" / "calculator"
-    (proj / "tests").mkdir(parents=True)
-    (proj / "calc.py").write_text('"""A tiny calculator."""\n\n\ndef add(a, b):\n    return a + b\n\n\n'
+    proj, files = be.home / "Projects" / "calculator", _files(be)
+    files.mkdir(proj / "tests", parents=True)
+    files.write_text(proj / "calc.py", '"""A tiny calculator."""\n\n\ndef add(a, b):\n    return a + b\n\n\n'
                                   'def mean(xs):\n    return sum(xs) / len(xs)\n')
-    (proj / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    (proj / "README.md").write_text("# calculator\n")
+    files.write_text(proj / "tests" / "test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    files.write_text(proj / "README.md", "# calculator\n")
     be.run_shell("code --install-extension ms-python.python && code ~/Projects/calculator && code -g ~/Projects/calculator/calc.py:9:29")
     be.type_text("  # the average")
     be.hotkey("command", "shift", "p")
@@ -202,8 +205,8 @@ def _scene_github(be: SimBackend) -> None:
 
 
 def _scene_tmux(be: SimBackend) -> None:
-    (be.home / "services").mkdir()
-    (be.home / "services" / "console.sh").write_text(
+    _files(be).mkdir("services")
+    _files(be).write_text("services/console.sh",
         "while IFS= read -r c; do case \"$c\" in status) echo '{\"service\": \"billing-api\", \"status\": \"ok\", "
         "\"version\": \"2.4.1\"}';; *) echo \"error: unknown command '$c'\";; esac; done\n")
     be.run_shell("tmux new-session -d -s billing -x 120 -y 12 'bash ~/services/console.sh'")
@@ -218,9 +221,10 @@ def _scene_tmux(be: SimBackend) -> None:
 
 
 def _scene_media_tools(be: SimBackend) -> None:
-    pictures = be.home / "Pictures"
-    pictures.mkdir()
-    Image.new("RGB", (1600, 1200), (47, 111, 143)).save(pictures / "harbour.png")
+    _files(be).mkdir("Pictures")
+    picture = io.BytesIO()
+    Image.new("RGB", (1600, 1200), (47, 111, 143)).save(picture, format="PNG")
+    _files(be).write_bytes("Pictures/harbour.png", picture.getvalue())
     be.open_app("Finder")
     be.app("Finder").navigate(be.app("Finder").windows[0], be.home / "Desktop")
     be.open_app("Terminal")
@@ -249,6 +253,11 @@ SCENES = {
     "tmux": _scene_tmux,
     "media-tools": _scene_media_tools,
 }
+
+
+def _files(be: SimBackend) -> ConfinedDir:
+    """The episode home's confined layer: scenes write their files through it like every host module."""
+    return be.current_desktop().home_files
 
 
 def render_all(out_dir: Path) -> list[Path]:
