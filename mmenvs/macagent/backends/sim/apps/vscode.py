@@ -26,11 +26,10 @@ in a tab; ``-g file:line[:col]`` goes to a line), ``--list-extensions [--show-ve
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -38,7 +37,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..menus import MenuItem, sep
 from ..widgets import Box, Button, Checkbox, Label, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window, alert, text_prompt
+from mmenvs.core.confined import ConfinementError
+
 from .base import App, CommandContext
+from .home_io import MAX_TEXT_BYTES, checked_name, entry_kind, error_text, read_text, save_text
 from .obsidian import PickItem, TreeList, quick_pick
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -230,10 +232,12 @@ class VSCodeApp(App):
 
     def _read_settings(self) -> tuple[dict[str, Any], str | None]:
         try:
-            text = self.settings_file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}, None
-        except (OSError, UnicodeDecodeError) as e:
+            text = self.desktop.home_files.read_bytes(self.settings_file, limit=MAX_TEXT_BYTES).decode("utf-8")
+        except ConfinementError as e:
+            if e.errno == errno.ENOENT:
+                return {}, None
+            return {}, f"settings.json: {error_text(e)}"
+        except UnicodeDecodeError as e:
             return {}, f"settings.json: {e}"
         try:
             data = parse_jsonc(text)
@@ -274,9 +278,15 @@ class VSCodeApp(App):
             data.pop(key, None)
         else:
             data[key] = value
-        self.settings_file.parent.mkdir(parents=True, exist_ok=True)
-        self.settings_file.write_text(json.dumps(data, indent=4, ensure_ascii=False) + "\n", encoding="utf-8")
+        self._write_settings(data)
         self.touch()
+
+    def _write_settings(self, data: dict[str, Any]) -> None:
+        """Write settings.json through the home's layer (a symlinked file: ValueError with the reason)."""
+        try:
+            save_text(self.desktop.home_files, self.settings_file, json.dumps(data, indent=4, ensure_ascii=False) + "\n")
+        except OSError as e:
+            raise ValueError(f"{_WRITE_ERROR} ({error_text(e)})") from None
 
     def reset_setting(self, key: str) -> None:
         data, err = self.read_settings()
@@ -284,7 +294,7 @@ class VSCodeApp(App):
             raise ValueError(f"{_WRITE_ERROR} ({err})")
         if key in data:
             del data[key]
-            self.settings_file.write_text(json.dumps(data, indent=4, ensure_ascii=False) + "\n", encoding="utf-8")
+            self._write_settings(data)
         self.touch()
 
     def themes(self) -> list[str]:
@@ -311,7 +321,7 @@ class VSCodeApp(App):
 
     def _index(self) -> list[dict[str, Any]]:
         try:
-            data = json.loads((self.extensions_dir / "extensions.json").read_text(encoding="utf-8"))
+            data = json.loads(self.desktop.home_files.read_bytes(self.extensions_dir / "extensions.json", limit=MAX_TEXT_BYTES))
         except (OSError, ValueError):
             return []
         return [e for e in data if isinstance(e, dict) and isinstance(e.get("identifier"), dict)] if isinstance(data, list) else []
@@ -324,7 +334,7 @@ class VSCodeApp(App):
         out = []
         for e in self._index():
             rel = e.get("relativeLocation") or ""
-            if rel and (self.extensions_dir / rel).is_dir():
+            if isinstance(rel, str) and rel and entry_kind(self.desktop.home_files, self.extensions_dir / rel) == "dir":
                 cat = self.find_extension(e["identifier"].get("id", ""))
                 out.append({"id": cat["id"] if cat else e["identifier"].get("id", ""), "version": e.get("version", ""),
                             "name": cat["name"] if cat else e["identifier"].get("id", "")})
@@ -359,7 +369,11 @@ class VSCodeApp(App):
     def _write_extension(self, ext: dict[str, Any]) -> None:
         folder_name = f"{ext['id'].lower()}-{ext['version']}"
         folder = self.extensions_dir / folder_name
-        folder.mkdir(parents=True, exist_ok=True)
+        files = self.desktop.home_files
+        try:
+            files.mkdir(folder, parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"Cannot install '{ext['id']}': {error_text(e)}") from None
         publisher, _, name = ext["id"].partition(".")
         contributes: dict[str, Any] = {}
         if ext.get("settings"):
@@ -370,13 +384,20 @@ class VSCodeApp(App):
         manifest = {"name": name, "publisher": publisher, "displayName": ext["name"], "version": ext["version"],
                     "description": ext["description"], "categories": ext["categories"],
                     "extensionDependencies": ext.get("dependencies", []), "contributes": contributes}
-        (folder / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        self._write_json(folder / "package.json", manifest, indent=2)
         index = [e for e in self._index() if e["identifier"].get("id", "").lower() != ext["id"].lower()]
         index.append({"identifier": {"id": ext["id"].lower()}, "version": ext["version"],
                       "location": {"$mid": 1, "path": self.desktop.backend.posix_path(folder), "scheme": "file"},
                       "relativeLocation": folder_name, "metadata": {"installedTimestamp": int(self.desktop.now.timestamp() * 1000),
                                                                      "source": "gallery"}})
-        (self.extensions_dir / "extensions.json").write_text(json.dumps(index) + "\n", encoding="utf-8")
+        self._write_json(self.extensions_dir / "extensions.json", index)
+
+    def _write_json(self, path: Path, data: Any, indent: int | None = None) -> None:
+        """Write an extension file through the home's layer (refused: ValueError with the reason, as the CLI prints it)."""
+        try:
+            save_text(self.desktop.home_files, path, json.dumps(data, indent=indent) + "\n")
+        except OSError as e:
+            raise ValueError(f"Cannot write {self.desktop.home_files.shown(path)}: {error_text(e)}") from None
 
     def uninstall(self, ext_id: str) -> list[str]:
         """Remove an installed extension; refused while another installed extension depends on it."""
@@ -392,10 +413,14 @@ class VSCodeApp(App):
         keep = []
         for e in index:
             if e["identifier"].get("id", "").lower() == ext["id"].lower():
-                shutil.rmtree(self.extensions_dir / e.get("relativeLocation", "__none__"), ignore_errors=True)
+                rel = e.get("relativeLocation")
+                try:  # through the layer: a '..' or a symlink in relativeLocation never reaches outside the home
+                    self.desktop.home_files.rmtree(self.extensions_dir / rel) if isinstance(rel, str) and rel else None
+                except (OSError, ValueError):
+                    pass
             else:
                 keep.append(e)
-        (self.extensions_dir / "extensions.json").write_text(json.dumps(keep) + "\n", encoding="utf-8")
+        self._write_json(self.extensions_dir / "extensions.json", keep)
         self.touch()
         return [f"Uninstalling {ext['id']}...", f"Extension '{ext['id']}' was successfully uninstalled!"]
 
@@ -407,22 +432,34 @@ class VSCodeApp(App):
     def open_folder(self, path: Path) -> None:
         """Show ``path`` in the Explorer (the window's workspace)."""
         self.desktop.backend.check_in_home(path)
+        kind = entry_kind(self.desktop.home_files, path)
+        if kind != "dir":  # a symlinked folder is never listed through
+            self._file_error(f"Cannot open the folder {self.desktop.home_files.shown(path)}",
+                             "it is a symbolic link" if kind == "symlink" else "it is not a folder")
+            return
         self.folder = path
         self.sidebar = "Explorer"
         self.collapsed.clear()
         self._show()
         self.touch()
 
-    def open_file(self, path: Path, line: int | None = None, column: int = 1) -> Tab:
+    def open_file(self, path: Path, line: int | None = None, column: int = 1) -> Tab | None:
         """Open ``path`` in a tab (a path that does not exist yet opens empty and is created on save);
-        ``line`` puts the cursor there."""
+        ``line`` puts the cursor there. A symlink, special file or oversized file is not opened: an
+        error dialog says why (None)."""
         self.desktop.backend.check_in_home(path)
-        if path.is_dir():
+        files = self.desktop.home_files
+        kind = entry_kind(files, path)
+        if kind == "dir":
             self.open_folder(path)
-            return self.active  # type: ignore[return-value]
-        tab = next((t for t in self.tabs if t.path is not None and t.path.resolve() == path.resolve()), None)
+            return self.active
+        tab = next((t for t in self.tabs if t.path is not None and t.path == path), None)
         if tab is None:
-            text = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
+            try:
+                text = read_text(files, path) if kind is not None else ""
+            except OSError as e:
+                self._file_error(f"Cannot open {files.shown(path)}", error_text(e))
+                return None
             tab = Tab(self._new_id(), "file", path.name, path, text, text)
             self.tabs.append(tab)
         self.active = tab
@@ -436,6 +473,10 @@ class VSCodeApp(App):
     def can_open(self, path: Path) -> bool:
         """``open -a "Visual Studio Code" <path>``: any folder or file."""
         return True
+
+    def _file_error(self, title: str, detail: str) -> None:
+        """VS Code's error dialog on the workbench."""
+        alert(self, self._show(), title, detail, [("OK", lambda: None)], cancel=0)
 
     def _goto(self, tab: Tab, line: int, column: int = 1) -> None:
         win = self._show()
@@ -480,8 +521,11 @@ class VSCodeApp(App):
             return False
         text = self._on_save(tab.text)
         self.desktop.backend.check_in_home(tab.path)
-        tab.path.parent.mkdir(parents=True, exist_ok=True)
-        tab.path.write_text(text, encoding="utf-8")
+        try:
+            save_text(self.desktop.home_files, tab.path, text)
+        except OSError as e:
+            self._file_error(f"Failed to save '{tab.name}'", error_text(e))
+            return False
         tab.text = tab.saved = text
         self.touch()
         return True
@@ -502,7 +546,7 @@ class VSCodeApp(App):
             except Exception as e:  # noqa: BLE001 - shown to the user as VS Code's error dialog
                 alert(self, win, "Cannot save", str(e), [("OK", lambda: None)], cancel=0)
                 return
-            if p.is_dir():
+            if entry_kind(self.desktop.home_files, p) == "dir":
                 alert(self, win, "Cannot save", f"{path.strip()} is a folder; give a file name.", [("OK", lambda: None)], cancel=0)
                 return
             tab.path, tab.name = p, p.name
@@ -536,9 +580,9 @@ class VSCodeApp(App):
     def _sync_tabs(self) -> None:
         """Unchanged tabs follow their file on disk (edited by the shell, the Settings editor, …)."""
         for t in self.tabs:
-            if t.kind == "file" and t.path is not None and not t.dirty and t.path.is_file():
-                try:
-                    disk = t.path.read_bytes().decode("utf-8", "replace")
+            if t.kind == "file" and t.path is not None and not t.dirty:
+                try:  # a file swapped for a symlink or a FIFO is not followed: the tab keeps its text
+                    disk = read_text(self.desktop.home_files, t.path)
                 except OSError:
                     continue
                 if disk != t.saved:
@@ -557,9 +601,11 @@ class VSCodeApp(App):
 
     def open_settings_json(self) -> Tab:
         p = self.settings_file
-        if not p.exists():
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text("{\n}\n", encoding="utf-8")
+        if entry_kind(self.desktop.home_files, p) is None:
+            try:
+                save_text(self.desktop.home_files, p, "{\n}\n")
+            except OSError:
+                pass  # open_file says why
         return self.open_file(p)
 
     def open_extension_page(self, ext_id: str) -> Tab:
@@ -681,12 +727,19 @@ class VSCodeApp(App):
                 err.append(f"code: {target}: {e}")
                 code = 1
                 continue
-            if not host.is_dir() and not host.parent.is_dir():
+            files = self.desktop.home_files
+            kind = entry_kind(files, host)
+            if kind is None and entry_kind(files, host.parent) != "dir":
                 err.append(f"code: {target}: the folder {ctx.posix(host.parent)} does not exist")
                 code = 1
                 continue
+            if kind in ("symlink", "other"):
+                err.append(f"code: {target}: cannot open {files.shown(host)}: it is "
+                           + ("a symbolic link" if kind == "symlink" else "not a regular file or folder"))
+                code = 1
+                continue
             self.desktop.activate(self, reopen=False)
-            if host.is_dir():
+            if kind == "dir":
                 self.open_folder(host)
             else:
                 self.open_file(host, line, col or 1)
@@ -721,18 +774,16 @@ class VSCodeApp(App):
     def _disk_signature(self) -> Any:
         out: list[Any] = []
         paths = [self.settings_file, self.extensions_dir / "extensions.json"] + [t.path for t in self.tabs if t.path]
+        files = self.desktop.home_files
         for p in paths:
             try:
-                st = os.stat(p)
+                st = files.lstat(p)
                 out.append((str(p), st.st_size, st.st_mtime_ns))
             except OSError:
                 out.append(str(p))
         if self.folder is not None:
-            for dirpath, dirs, files in os.walk(self.folder):
-                dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules"))
-                out.append((dirpath, tuple(sorted(files))))
-                if len(out) > 400:
-                    break
+            for rel, entry in files.walk(self.folder, limit=400):
+                out.append((str(rel), entry.kind, entry.size, entry.mtime))
         return tuple(out)
 
     def window_closed(self, win: Window) -> None:
@@ -788,7 +839,7 @@ class VSCodeApp(App):
             except Exception as e:  # noqa: BLE001 - shown as the app's error dialog
                 alert(self, win, "Cannot open folder", str(e), [("OK", lambda: None)], cancel=0)
                 return
-            if not p.is_dir():
+            if entry_kind(self.desktop.home_files, p) != "dir":
                 alert(self, win, "Cannot open folder", f"The folder {path.strip()} does not exist.", [("OK", lambda: None)], cancel=0)
                 return
             self.open_folder(p)
@@ -901,12 +952,15 @@ class VSCodeApp(App):
         """cmd-p: the opened folder's files by name."""
         files: list[tuple[str, str, Callable[[], Any]]] = []
         if self.folder is not None:
-            for dirpath, dirs, names in os.walk(self.folder):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-                for n in sorted(names):
-                    p = Path(dirpath) / n
-                    rel = str(p.relative_to(self.folder))
-                    files.append((n, rel.rsplit("/", 1)[0] if "/" in rel else "", lambda p=p: self.open_file(p)))
+            layer = self.desktop.home_files
+            base = layer.relative(self.folder)
+            for found, entry in layer.walk(self.folder, limit=5000):
+                rel = found.relative_to(base) if str(base) != "." else found  # walk names paths from the home
+                parts = rel.parts
+                if entry.kind == "dir" or any(x.startswith(".") or x == "node_modules" for x in parts):
+                    continue
+                p = self.folder / rel
+                files.append((entry.name, str(rel.parent) if len(parts) > 1 else "", lambda p=p: self.open_file(p)))
                 if len(files) > 500:
                     break
         return self.palette("Go to File", files, "Search files by name")
@@ -938,9 +992,11 @@ class VSCodeApp(App):
         if root is None:
             return rows
 
+        files = self.desktop.home_files
+
         def walk(folder: Path, rel: str, depth: int) -> None:
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: (not e.is_dir(), e.name.lower()))
+            try:  # through the layer: a symlinked folder is a row, never listed through
+                entries = sorted(files.listdir(folder, limit=2000), key=lambda e: (e.kind != "dir", e.name.lower()))
             except OSError:
                 return
             for e in entries:
@@ -948,10 +1004,10 @@ class VSCodeApp(App):
                     continue
                 r = (rel + "/" if rel else "") + e.name
                 pad = "    " * depth
-                if e.is_dir():
+                if e.kind == "dir":
                     rows.append(Row("d:" + r, [pad + ("▸ " if r in self.collapsed else "▾ ") + e.name], color=self._fg()))
                     if r not in self.collapsed:
-                        walk(Path(e.path), r, depth + 1)
+                        walk(folder / e.name, r, depth + 1)
                 else:
                     rows.append(Row("f:" + r, [pad + "    " + e.name], color=self._fg()))
                 if len(rows) > 400:
@@ -992,15 +1048,20 @@ class VSCodeApp(App):
                 alert(self, win, "Invalid name", f"A file or folder name must be given, not {name!r}.", [("OK", lambda: None)], cancel=0)
                 return
             p = root / base / name if base else root / name
-            if p.exists():
+            files = self.desktop.home_files
+            if entry_kind(files, p) is not None:
                 alert(self, win, "Already exists", f"A file or folder {name} already exists at this location. "
                       "Please choose a different name.", [("OK", lambda: None)], cancel=0)
                 return
-            if folder:
-                p.mkdir(parents=True)
-            else:
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_text("", encoding="utf-8")
+            try:
+                if folder:
+                    files.mkdir(p, parents=True)
+                else:
+                    save_text(files, p, "")
+            except OSError as e:
+                alert(self, win, f"Cannot create {name}", error_text(e), [("OK", lambda: None)], cancel=0)
+                return
+            if not folder:
                 self.open_file(p)
             self.touch()
 
@@ -1015,16 +1076,25 @@ class VSCodeApp(App):
 
         def renamed(name: str) -> None:
             name = name.strip()
-            dst = src.parent / name
-            if not name or "/" in name:
+            try:
+                checked_name(name)
+            except ValueError:
                 alert(self, win, "Invalid name", f"The name {name!r} is not valid as a file or folder name.",
                       [("OK", lambda: None)], cancel=0)
                 return
-            if dst.exists() and dst != src:
+            dst = src.parent / name
+            if dst == src:
+                return
+            files = self.desktop.home_files
+            if entry_kind(files, dst) is not None:
                 alert(self, win, "Already exists", f"A file or folder {name} already exists at this location.",
                       [("OK", lambda: None)], cancel=0)
                 return
-            src.rename(dst)
+            try:
+                files.rename(src, dst)
+            except OSError as e:
+                alert(self, win, f"Cannot rename {src.name}", error_text(e), [("OK", lambda: None)], cancel=0)
+                return
             for t in self.tabs:
                 if t.path is not None and (t.path == src or src in t.path.parents):
                     t.path = dst / t.path.relative_to(src) if t.path != src else dst
