@@ -237,3 +237,15 @@ def test_the_test_server_stops_cleanly_and_frees_its_port():
         assert probe.connect_ex(("127.0.0.1", port)) != 0  # nothing listens any more
     assert gym.spec(llm_support.ENV_ID) is not None
     assert ImageOptions().image_format == "jpeg"
+
+
+def test_the_request_body_is_sent_as_built_with_extra_body_merged(env):
+    """The agent posts its plain-JSON request through the client as it is (no client-side rewrite):
+    sampling options at the top level, ``extra_body`` keys merged in, the messages unchanged."""
+    with OpenAITestServer(replay("<answer>x</answer>")) as server:
+        agent = _agent(server, temperature=0.0, max_tokens=64, seed=7, extra_body={"top_k": 20, "repetition_penalty": 1.1})
+        _play(agent, env, "echo-00")
+        body = server.answered[0]
+        assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.0, 64, 7)
+        assert (body["top_k"], body["repetition_penalty"]) == (20, 1.1) and "extra_body" not in body
+        assert body["model"] == "scripted" and body["messages"][:2] == agent.messages()[:2]

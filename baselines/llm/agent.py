@@ -393,8 +393,17 @@ class LLMAgent:
             before_sleep=count_retry,
             reraise=True,
         )
+        # The plain-JSON request goes out as it is: ``chat.completions.create`` would first walk the whole
+        # history through the client's TypedDict transform (~80 ms CPU a call for 30 messages), which changes
+        # nothing in plain dicts. Same client, retries, errors and response type.
+        body = {key: value for key, value in request.items() if key != "extra_body"}
+        body.update(request.get("extra_body") or {})
+
+        def create() -> ChatCompletion:
+            return client.post("/chat/completions", body=body, cast_to=ChatCompletion, options={"timeout": self.timeout})
+
         try:
-            return retrying(lambda: client.chat.completions.create(**request, timeout=self.timeout))
+            return retrying(create)
         except openai.APIStatusError as exc:
             status = exc.status_code
             if status in _TRANSIENT_STATUSES or status >= 500:
