@@ -383,6 +383,8 @@ def test_screenshot_and_cursor_position_send_no_event():
     ({"action": "left_click_drag", "start_coordinate": [1, 2]}, "bad_parameters", "needs coordinate"),
     ({"action": "key", "text": "ctrl+"}, "bad_parameters", "key combination"),
     (computer_use(action="hscroll", pixels=3), "unknown_verb", "hscroll"),
+    ({"type": "computer_call", "action": {"type": "triple_click", "x": 1, "y": 2}}, "unknown_verb", "'triple_click'"),
+    ({"type": "tool_use", "name": "computer", "input": {"action": "zoom"}}, "unknown_verb", "'zoom'"),
     (computer_use(action="answer", text="42"), "unknown_verb", "answer"),
     (computer_use(action="left_click", text="x"), "bad_parameters", "unexpected: text"),
     (computer_use(action="left_click", coordinate=[1]), "bad_parameter", "exactly 2 items"),

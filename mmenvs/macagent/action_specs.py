@@ -99,6 +99,8 @@ def _check_verb(tool: str, verb_name: str, verbs: Mapping[str, Verb], params: Ma
                 arguments: Mapping[str, Any], ignored: Sequence[str] = ()) -> dict[str, Any]:
     """The arguments of one verb checked against its declaration (the verb's key itself and ``ignored``
     keys left out): unknown and missing parameters are refused, each value checked by its Param."""
+    if not isinstance(verb_name, str) or verb_name not in verbs:
+        raise ActionError("unknown_verb", f"{tool}: unknown action {verb_name!r}; use one of {', '.join(verbs)}.")
     verb = verbs[verb_name]
     given = {k: v for k, v in arguments.items() if k not in ignored}
     unknown = sorted(set(given) - set(verb.names))
