@@ -7,10 +7,13 @@ and ``curl``."""
 
 from __future__ import annotations
 
+import errno
 import html as html_mod
+import os
 import plistlib
 import re
 import sqlite3
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from html.parser import HTMLParser
@@ -25,7 +28,10 @@ from ..scripting import WINDOW_PROPERTIES, WindowScripting
 from ..theme import Theme, font
 from ..widgets import Box, Button, Custom, Label, ListView, MouseEvent, PopupButton, Row, TextField, Widget
 from ..window import Window, text_prompt
+from mmenvs.core.confined import ConfinedDir, ConfinementError
+
 from .base import App, web_request
+from .home_io import MAX_TEXT_BYTES, error_text, read_text, save_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -179,7 +185,7 @@ class SafariApp(App):
         self.history: list[dict[str, Any]] = []
         self.show_sidebar = False
         self.scripting = SafariScripting(self)
-        self.history_db = HistoryDB(desktop.home / "Library" / "Safari" / "History.db")
+        self.history_db = HistoryDB(desktop.home_files, desktop.home / "Library" / "Safari" / "History.db")
 
     def launch(self) -> None:
         """Safari keeps History.db from its first launch on; visits already in the file (a task's
@@ -234,10 +240,12 @@ class SafariApp(App):
             return parse_page(url, body)
         if url.startswith("file://"):
             path = self.desktop.backend.host_path(unquote_plus(url[7:]))
-            try:
-                return parse_page(url, path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
-                return self._error_page(url, f"Safari can’t open the page “{url}” because the file doesn’t exist.")
+            try:  # through the layer: a symlink, FIFO, folder or oversized file is an error page, never followed
+                return parse_page(url, read_text(self.desktop.home_files, path, limit=MAX_TEXT_BYTES))
+            except ConfinementError as e:
+                if e.errno == errno.ENOENT:
+                    return self._error_page(url, f"Safari can’t open the page “{url}” because the file doesn’t exist.")
+                return self._error_page(url, f"Safari can’t open the page “{url}”: {error_text(e)}")
         if url.startswith(SEARCH_URL):
             return self._search_page(url, unquote_plus(url[len(SEARCH_URL):].split("&")[0]))
         return self._error_page(url, f"Safari can’t open the page “{url}” because Safari can’t find the server “{_host(url)}”.")
@@ -373,8 +381,10 @@ class SafariApp(App):
                 "Children": [conv(root.children[0], "BookmarksBar"), conv(root.children[1], "BookmarksMenu")] +
                 [conv(c) for c in root.children[2:]]}
         path = self.desktop.home / "Library" / "Safari" / "Bookmarks.plist"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(plistlib.dumps(data, fmt=plistlib.FMT_BINARY))
+        try:
+            save_bytes(self.desktop.home_files, path, plistlib.dumps(data, fmt=plistlib.FMT_BINARY))
+        except OSError:
+            pass  # a symlinked Bookmarks.plist or Safari folder: the bookmarks stay in the app, never written through it
         self.touch()
 
     def bookmark_tree(self) -> list[dict[str, Any]]:
@@ -775,35 +785,88 @@ def domain_expansion(url: str) -> str | None:
     return host.rsplit(".", 1)[0]
 
 
+#: Largest History.db Safari reads (bytes): far above any episode's visits.
+MAX_HISTORY_BYTES = 16 * 2**20
+
+
+def _database_from(data: bytes) -> sqlite3.Connection:
+    """An in-memory SQLite database holding the file image ``data`` (empty: a new database)."""
+    con = sqlite3.connect(":memory:")
+    if data:
+        if hasattr(con, "deserialize"):
+            con.deserialize(data)
+        else:  # Python 3.10: through a private file outside the home
+            with tempfile.TemporaryDirectory() as tmp:
+                with open(os.path.join(tmp, "h.db"), "wb") as f:
+                    f.write(data)
+                disk = sqlite3.connect(os.path.join(tmp, "h.db"))
+                disk.backup(con)
+                disk.close()
+    return con
+
+
+def _database_image(con: sqlite3.Connection) -> bytes:
+    """The file image of the in-memory database ``con``."""
+    if hasattr(con, "serialize"):
+        return con.serialize()
+    with tempfile.TemporaryDirectory() as tmp:
+        disk = sqlite3.connect(os.path.join(tmp, "h.db"))
+        con.backup(disk)
+        disk.close()
+        with open(os.path.join(tmp, "h.db"), "rb") as f:
+            return f.read()
+
+
 class HistoryDB:
     """``~/Library/Safari/History.db`` kept in step with Safari's visits: one ``history_items`` row
     per URL (``visit_count``), one ``history_visits`` row per visit (``visit_time``, ``title``).
-    Written in SQLite's rollback-journal mode, so the file alone holds every visit (no -wal file)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    SQLite never opens the file in the home (it would follow a symlinked History.db, or its -journal
+    file, out of it): the file is read through the home's layer ``files`` (capped), changed in memory
+    and written back whole through the layer, so the file alone holds every visit. A History.db that
+    is a symlink or special file is left alone; the visits stay in Safari's memory."""
 
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(self.path)
-        con.execute("PRAGMA synchronous=OFF")  # the sim's own file: no fsync per visit
-        con.executescript(HISTORY_SCHEMA)
+    def __init__(self, files: ConfinedDir, path: Path) -> None:
+        self.files, self.path = files, path
+
+    def _load(self) -> sqlite3.Connection:
+        """The file's database in memory with Safari's tables (a missing file: an empty one); raises
+        ``sqlite3.DatabaseError`` for a file that is no database, ``OSError`` for one the layer refuses."""
+        try:
+            data = self.files.read_bytes(self.path, limit=MAX_HISTORY_BYTES)
+        except ConfinementError as e:
+            if e.errno not in (errno.ENOENT, errno.ENOTDIR):
+                raise
+            data = b""
+        con = _database_from(data)
+        try:
+            con.executescript(HISTORY_SCHEMA)
+        except sqlite3.DatabaseError:
+            con.close()
+            raise
         return con
 
     def _write(self, fn: Any, history: list[dict[str, Any]] | None = None) -> None:
-        """Run ``fn(connection)`` in one transaction. A file that is not a database any more (the
-        agent overwrote it) is replaced by a fresh one holding ``history``, as Safari rebuilds it."""
+        """Run ``fn(connection)`` in one transaction and write the file. A file that is not a database
+        any more (the agent overwrote it) is replaced by a fresh one holding ``history``, as Safari
+        rebuilds it."""
         try:
-            con = self._connect()
-        except sqlite3.DatabaseError:
-            self.path.unlink(missing_ok=True)
-            con = self._connect()
-            with con:
-                for h in (history or [])[:-1]:
-                    self._insert(con, h["url"], h["title"], h["visit_time"], True)
+            try:
+                con = self._load()
+            except sqlite3.DatabaseError:
+                con = _database_from(b"")
+                con.executescript(HISTORY_SCHEMA)
+                with con:
+                    for h in (history or [])[:-1]:
+                        self._insert(con, h["url"], h["title"], h["visit_time"], True)
+        except OSError:
+            return  # refused by the layer (a symlink, a FIFO, a huge file): not recorded on disk
         try:
             with con:
                 fn(con)
+            save_bytes(self.files, self.path, _database_image(con))
+        except OSError:
+            pass
         finally:
             con.close()
 
@@ -838,10 +901,11 @@ class HistoryDB:
 
     def visits(self) -> list[dict[str, Any]]:
         """The visits in the file, oldest first (``[]`` when there is no readable file)."""
-        if not self.path.is_file():
+        try:
+            con = self._load()
+        except (OSError, sqlite3.DatabaseError):
             return []
         try:
-            con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
             try:
                 rows = con.execute("SELECT i.url, v.title, v.visit_time FROM history_visits v JOIN history_items i "
                                    "ON i.id = v.history_item ORDER BY v.visit_time, v.id").fetchall()
