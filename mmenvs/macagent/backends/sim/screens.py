@@ -34,7 +34,8 @@ def _scene_notes(be: SimBackend) -> None:
     notes.add_note("Groceries", "Eggs\nMilk\nCoffee beans")
     notes.add_note("Trip to Lisbon", "Flights booked for 3 May.\nHotel near Alfama.")
     notes.add_note("Project Ideas", "1. Offline desktop for agents\n2. Checkpoint scoring\n3. Faster resets")
-    _files(be).write_text("Documents/Budget.numbers", "")
+    files = _files(be)
+    files.write_text("Documents/Budget.numbers", "")
     be.open_app("Finder")
     be.open_app("Notes")
     win = notes.windows[0]
@@ -157,14 +158,14 @@ def _scene_keynote(be: SimBackend) -> None:
 
 
 def _scene_obsidian(be: SimBackend) -> None:
-    root = be.home / "Documents" / "Work"
+    root, files = be.home / "Documents" / "Work", _files(be)
     for rel, text in (("Projects/Roadmap 2026.md", "# Roadmap 2026\nShip offline desktops in Q2 #todo\nSee [[Customer Interviews]] "
                        "and [[Pricing]].\n\n## Risks\n- Reset time under 50 ms\n- Memory per env #review\n"),
                       ("Research/Customer Interviews.md", "Five teams asked for [[Roadmap 2026|the roadmap]]. #research\n"),
                       ("Inbox/Vendor Call Notes.md", "Vendor: Northwind\n- Renewal price up 4%\nLinks: [[Roadmap 2026]]\n"),
                       ("Pricing.md", "Draft pricing table. #todo\n"), ("Welcome.md", "This vault holds my work notes.\n")):
-        _files(be).mkdir((root / rel).parent, parents=True, exist_ok=True)
-        _files(be).write_text(root / rel, text)
+        files.mkdir((root / rel).parent, parents=True, exist_ok=True)
+        files.write_text(root / rel, text)
     be.app("Obsidian").register_vault(root)
     be.run_shell("open 'obsidian://open?vault=Work&file=Projects%2FRoadmap%202026'")
 
@@ -205,8 +206,9 @@ def _scene_github(be: SimBackend) -> None:
 
 
 def _scene_tmux(be: SimBackend) -> None:
-    _files(be).mkdir("services")
-    _files(be).write_text("services/console.sh",
+    files = _files(be)
+    files.mkdir("services")
+    files.write_text("services/console.sh",
         "while IFS= read -r c; do case \"$c\" in status) echo '{\"service\": \"billing-api\", \"status\": \"ok\", "
         "\"version\": \"2.4.1\"}';; *) echo \"error: unknown command '$c'\";; esac; done\n")
     be.run_shell("tmux new-session -d -s billing -x 120 -y 12 'bash ~/services/console.sh'")
@@ -221,10 +223,10 @@ def _scene_tmux(be: SimBackend) -> None:
 
 
 def _scene_media_tools(be: SimBackend) -> None:
-    _files(be).mkdir("Pictures")
-    picture = io.BytesIO()
+    files, picture = _files(be), io.BytesIO()
+    files.mkdir("Pictures")
     Image.new("RGB", (1600, 1200), (47, 111, 143)).save(picture, format="PNG")
-    _files(be).write_bytes("Pictures/harbour.png", picture.getvalue())
+    files.write_bytes("Pictures/harbour.png", picture.getvalue())
     be.open_app("Finder")
     be.app("Finder").navigate(be.app("Finder").windows[0], be.home / "Desktop")
     be.open_app("Terminal")
