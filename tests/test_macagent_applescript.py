@@ -775,7 +775,8 @@ def test_step_budget_stops_endless_loops() -> None:
 
 def test_memory_and_recursion_limits() -> None:
     e = err('set s to "ab"\nrepeat 40 times\nset s to s & s\nend repeat')
-    assert (e.message, e.number) == ("Out of memory.", -108)
+    assert e.number == -108 and e.message.startswith("Out of memory: a text would hold more than 5,000,000 characters")
+    assert "script_value_chars" in e.message
     host = AppleScriptHost(limits=Limits(max_list_length=1000))
     assert err("set l to {}\nrepeat 2000 times\nset end of l to 1\nend repeat", host).number == -108
     assert err("set l to {}\nrepeat 3000 times\nset l to {l}\nend repeat\nl").message == "Stack overflow."

@@ -27,7 +27,11 @@ def test_bwrap_command_unshares_everything_and_drops_privileges() -> None:
         assert part in joined, part
     assert cmd[-2:] == ["--", "/bin/true"]
     # The read-only remount of the root comes after every mount it must not undo.
-    assert cmd.index("--remount-ro") > cmd.index("--tmpfs") and cmd.index("--remount-ro") > cmd.index("--bind")
+    root_ro = max(i for i, t in enumerate(cmd) if t == "--remount-ro" and cmd[i + 1] == "/")
+    assert root_ro > cmd.index("--tmpfs") and root_ro > cmd.index("--bind")
+    # Every writable tmpfs is sized (tmpfs is host memory): /dev/shm and /tmp; bwrap's /dev itself is read-only.
+    assert f"--size {64 * 1024 * 1024} --tmpfs /dev/shm" in joined and "--remount-ro /dev" in joined
+    assert cmd.index("--remount-ro", cmd.index("/dev/shm")) == cmd.index("/dev/shm") + 1
     # Nothing broad from the host is bound: no /etc, /root, /home, /work, /sys or / itself.
     sources = [cmd[i + 1] for i, t in enumerate(cmd) if t in ("--ro-bind", "--bind", "--dev-bind")]
     for token in ("/", "/etc", "/etc/shadow", "/root", "/home", "/work", "/sys", "/proc"):
@@ -37,6 +41,8 @@ def test_bwrap_command_unshares_everything_and_drops_privileges() -> None:
 def test_bwrap_command_without_optional_features() -> None:
     cmd = _cmd(frozenset())
     assert "--unshare-user" not in cmd and "--size" not in cmd and "--disable-userns" not in cmd
+    # Without --size, /dev/shm is not an unbounded tmpfs: it stays a directory of the read-only /dev.
+    assert "/dev/shm" not in cmd and "--remount-ro /dev" in " ".join(cmd)
     assert "--unshare-all" in cmd and "--cap-drop" in cmd
 
 

@@ -12,11 +12,13 @@ Set from an env's ``budget`` kwarg: ``gym.make("MacAgent-v0", budget={"home_byte
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .actions import ActionError
 
@@ -63,8 +65,8 @@ class EpisodeBudget:
     tool_argument_chars: int = 1_048_576
     #: Characters the env keeps per episode in its call logs and histories (longer entries are cut).
     logged_chars: int = 16 * MiB
-    #: Characters (or list items) of one value a host-side interpreter (AppleScript) builds.
-    script_value_chars: int = 16 * MiB
+    #: Characters (or list items, up to a million) of one value a host-side interpreter (AppleScript) builds.
+    script_value_chars: int = 5_000_000
     #: Characters and list items a host-side interpreter may build in one action, summed over every
     #: value it makes (bounds its memory whatever it keeps alive).
     script_built_chars: int = 64 * MiB
@@ -115,11 +117,7 @@ class EpisodeBudget:
     # ------------------------------------------------------------------ checks
     def check(self, limit: str, requested: float, what: str) -> None:
         """Refuse ``what`` (e.g. "a 30000x30000 image") when ``requested`` exceeds the field ``limit``."""
-        allowed = getattr(self, limit)
-        if requested > allowed:
-            raise BudgetExceeded(limit, f"{what} exceeds the episode budget {limit}={allowed:,} (asked for {requested:,}; "
-                                        f"raise it with the env kwarg budget={{'{limit}': ...}})",
-                                 allowed=allowed, requested=requested)
+        check_limit(limit, getattr(self, limit), requested, what)
 
     def check_image(self, width: int, height: int, what: str = "an image") -> None:
         """Refuse an image of ``width`` x ``height`` pixels over ``image_pixels`` (or with a side ≤ 0)."""
@@ -133,6 +131,15 @@ class EpisodeBudget:
 
 
 DEFAULT_BUDGET = EpisodeBudget()
+
+
+def check_limit(limit: str, allowed: float, requested: float, what: str) -> None:
+    """Raise :class:`BudgetExceeded` for ``what`` when ``requested`` exceeds ``allowed``, the value of the
+    budget field ``limit`` (for callers holding the value rather than the budget)."""
+    if requested > allowed:
+        raise BudgetExceeded(limit, f"{what} exceeds the episode budget {limit}={allowed:,} (asked for {requested:,}; "
+                                    f"raise it with the env kwarg budget={{'{limit}': ...}})",
+                             allowed=allowed, requested=requested)
 
 
 class Deadline:
@@ -158,3 +165,24 @@ class Deadline:
             raise DeadlineExceeded(f"{self.what} ran past the action deadline action_timeout={self.seconds:g} s "
                                    "and was stopped (raise it with the env kwarg budget={'action_timeout': ...})",
                                    seconds=self.seconds)
+
+
+_current_deadline: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("mmenvs_deadline", default=None)
+
+
+def current_deadline() -> Deadline | None:
+    """The deadline of the action whose host work is running now (set by :func:`deadline_scope`), if any."""
+    return _current_deadline.get()
+
+
+@contextlib.contextmanager
+def deadline_scope(deadline: Deadline) -> Iterator[Deadline]:
+    """Run host work under ``deadline``: code it calls finds it with :func:`current_deadline` (a host
+    command served for the shell, an AppleScript run, a media tool). An enclosing earlier deadline wins."""
+    outer = _current_deadline.get()
+    effective = outer if outer is not None and outer.ends_at <= deadline.ends_at else deadline
+    token = _current_deadline.set(effective)
+    try:
+        yield effective
+    finally:
+        _current_deadline.reset(token)

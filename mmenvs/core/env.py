@@ -222,7 +222,8 @@ class MMEnv(gym.Env[dict, str]):
         if self._sandbox is None:
             from mmenvs.sandbox import PythonSandbox
 
-            options = {**self.sandbox_defaults(), **self.sandbox_options}
+            # Its tmpfs mounts are host memory: sized from the episode budget unless the options say otherwise.
+            options = {"tmpfs_mb": max(1, self.budget.tmpfs_bytes >> 20), **self.sandbox_defaults(), **self.sandbox_options}
             self._sandbox = PythonSandbox(tools=self.sandbox_tools(), preload=self.sandbox_preload(), **options)
         return self._sandbox
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from mmenvs.core import ActionError, code_blocks, control_word
+from mmenvs.core.budget import DEFAULT_BUDGET, check_limit
 from mmenvs.macagent import action_specs
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 
@@ -74,8 +75,12 @@ class MacAction:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def parse_action(action: str | dict[str, Any]) -> MacAction:
-    """Parse an action string or dict; raise ``ActionError`` naming what is wrong and what to send."""
+def parse_action(action: str | dict[str, Any], max_chars: int = DEFAULT_BUDGET.action_chars) -> MacAction:
+    """Parse an action string or dict; raise ``ActionError`` naming what is wrong and what to send.
+
+    An action over ``max_chars`` characters (``EpisodeBudget.action_chars``; a dict counts its JSON
+    form) is refused before any parsing: host memory for parsing grows with the action."""
+    _check_action_size(action, max_chars)
     if isinstance(action, dict):
         return _parse_dict(action)
     if not isinstance(action, str):
@@ -106,6 +111,19 @@ def parse_action(action: str | dict[str, Any]) -> MacAction:
     if _looks_like_python(stripped):
         return MacAction("python", code=stripped)
     raise ActionError("unknown_action", f"Could not read this action. {GRAMMAR_HINT}")
+
+
+def _check_action_size(action: Any, max_chars: int) -> None:
+    if isinstance(action, str):
+        size = len(action)
+    elif isinstance(action, dict):
+        try:
+            size = len(json.dumps(action, default=str))
+        except (TypeError, ValueError, RecursionError):
+            raise ActionError("bad_action_type", f"A dict action must be JSON data. {GRAMMAR_HINT}") from None
+    else:
+        return
+    check_limit("action_chars", max_chars, size, f"This action's {size:,} characters")
 
 
 def _looks_like_python(code: str) -> bool:

@@ -163,6 +163,7 @@ class MacAgentEnv(MMEnv):
             if "python_timeout" in kwargs:
                 raise TypeError("MacAgent-v0: python_timeout=… became sandbox_options={'timeout': seconds}")
             super().__init__(obs_size=obs_size, **kwargs)
+            self.backend.budget = self.budget  # host-side limits of the sim's shells, AppleScript and media tools
             self.screen = ScreenTracker(self.backend, self.obs_size, read_a11y=self.use_a11y, scrub=self._scrub,
                                         on_new_frame=self._store_frame)
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
@@ -254,7 +255,7 @@ class MacAgentEnv(MMEnv):
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
         self.episode.fresh = False  # from the first action on, guards are read again
-        parsed = parse_action(action)
+        parsed = parse_action(action, max_chars=self.budget.action_chars)
         if parsed.kind == "control":
             if parsed.word == "WAIT":
                 if self.backend.simulated_clock:  # a real desktop's clock moves by itself
@@ -304,7 +305,7 @@ class MacAgentEnv(MMEnv):
         return _SANDBOX_PRELOAD
 
     def sandbox_defaults(self) -> dict[str, Any]:
-        return {"timeout": 10.0}
+        return {"timeout": self.budget.action_timeout}
 
     def evaluate(self) -> Evaluation:
         results = []

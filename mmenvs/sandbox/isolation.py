@@ -228,6 +228,12 @@ def bwrap_command(bwrap: str, argv: list[str], *, env: dict[str, str], ro_binds:
         cmd += ["--setenv", k, v]
     cmd += _system_binds(full_usr)
     cmd += ["--proc", "/proc", "--dev", "/dev"]
+    # Every writable tmpfs is sized (tmpfs pages are host memory): /tmp and /dev/shm get tmpfs_mb
+    # each. bwrap's own /dev tmpfs cannot be sized, so it is made read-only (its device nodes are
+    # separate mounts and stay usable); without --size support /dev/shm stays a read-only directory.
+    if "tmpfs-size" in flags:
+        cmd += ["--size", str(tmpfs_mb * 1024 * 1024), "--tmpfs", "/dev/shm"]
+    cmd += ["--remount-ro", "/dev"]
     if "tmpfs-size" in flags:
         cmd += ["--size", str(tmpfs_mb * 1024 * 1024)]
     cmd += ["--tmpfs", "/tmp"]

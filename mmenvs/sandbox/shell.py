@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.budget import Deadline, deadline_scope
+from ..core.confined import ConfinedDir
 from .isolation import (
     PidsCgroup,
     bwrap_command,
@@ -47,6 +49,12 @@ _RUN_DIR = "/run/mmenvs"
 _NAME_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 _ENV_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MAX_REQUEST = 16 * 1024 * 1024
+#: Seconds a host-command request may take to arrive (at most the command's own deadline).
+HOST_REQUEST_SECONDS = 2.0
+#: How often the home is measured against ``home_bytes`` while a command runs.
+HOME_CHECK_SECONDS = 0.2
+#: Entries of the home counted by the quota (a home with more is over budget).
+HOME_MAX_ENTRIES = 100_000
 
 # The shell reads NUL-separated (token, command) pairs, evaluates the command in the shell
 # itself (so cd/export persist) with stdin from /dev/null, then prints the token, the exit
@@ -195,6 +203,7 @@ class ShellSandbox:
         bwrap: str | os.PathLike[str] | None = None,
         spare: bool = True,
         keep_running: tuple[str, ...] = (),
+        home_bytes: int | None = None,
     ) -> None:
         """Create the sandbox and start its shell (see the class docstring for the arguments).
 
@@ -203,6 +212,12 @@ class ShellSandbox:
         that a command may leave running, with everything they start: they stay up between commands
         (like a daemon on a real machine) and end with the shell, at :meth:`reset` or :meth:`close`.
         Every other process a command leaves behind is stopped when the command returns.
+
+        ``home_bytes`` is the home's byte budget (``EpisodeBudget.home_bytes``), enforced in three ways:
+        no single file may grow past it (RLIMIT_FSIZE, with ``tmpfs_mb``); the home is measured every
+        :data:`HOME_CHECK_SECONDS` while a command runs, and a command that takes it over the budget is
+        stopped like a timed-out one; while the home is over the budget, commands run with RLIMIT_FSIZE 0
+        (no file may grow; deleting works) until the agent has made room.
         """
         self.home = Path(home).resolve()
         if not self.home.is_dir():
@@ -224,6 +239,8 @@ class ShellSandbox:
         self.memory_mb = int(memory_mb)
         self.max_processes = int(max_processes) if max_processes else 0
         self.tmpfs_mb = int(tmpfs_mb)
+        self.home_bytes = int(home_bytes) if home_bytes else None
+        self._home_files = ConfinedDir(self.home)
         self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(600, 60 * self.timeout))
         self.start_timeout = float(start_timeout)
         self.keep_running = frozenset(keep_running)
@@ -369,8 +386,9 @@ class ShellSandbox:
 
     def _limits_prefix(self, cgroup: PidsCgroup | None) -> str:
         """``ulimit`` lines run by bash before anything else (soft = hard: they cannot be raised)."""
+        file_kib = self.tmpfs_mb * 1024 if self.home_bytes is None else min(self.tmpfs_mb * 1024, max(1, self.home_bytes // 1024))
         lines = ["ulimit -c 0", f"ulimit -v {self.memory_mb * 1024}", f"ulimit -t {self.cpu_seconds}",
-                 f"ulimit -f {self.tmpfs_mb * 1024}"]
+                 f"ulimit -f {file_kib}"]
         if cgroup is None and self.max_processes and os.geteuid() != 0:
             lines.append(f"ulimit -u {self.max_processes}")
         return " && ".join(lines) + " || exit 97\n"
@@ -381,11 +399,12 @@ class ShellSandbox:
         return set(process_tree(self._proc.pid))
 
     # -- one command --------------------------------------------------------------------
-    def _exchange(self, command: str, deadline: float, host_calls: list[dict[str, Any]]
+    def _exchange(self, command: str, deadline: float, host_calls: list[dict[str, Any]], watch_home: bool = False
                   ) -> tuple[bytes, bytes, int, str, _Capture, _Capture] | None:
         """Send one command; return (stdout, stderr, rc, cwd, captures) or None if the shell died.
 
-        Raises _Timeout when the deadline passes first (captures are kept on the exception).
+        Raises _Timeout when the deadline passes first, _HomeFull when ``watch_home`` and the home went
+        over ``home_bytes`` (captures are kept on the exception).
         """
         assert self._proc is not None and self._proc.stdin and self._proc.stdout and self._proc.stderr
         tok = "__MMENVS_END_" + secrets.token_hex(8)
@@ -395,14 +414,24 @@ class ShellSandbox:
         payload = memoryview(tok.encode() + b"\0" + command.encode("utf-8", "surrogateescape") + b"\0")
         fo, fe, fi = self._proc.stdout.fileno(), self._proc.stderr.fileno(), self._proc.stdin.fileno()
         open_fds = {fo: out, fe: err}
+        next_home_check = time.monotonic() + HOME_CHECK_SECONDS if watch_home and self.home_bytes else None
         while True:
             if out.found and b"\n" in out.after and err.found:
                 break
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            if next_home_check is not None and now >= next_home_check:
+                if self.home_over_budget() is not None:
+                    exc = _HomeFull()
+                    exc.captures = (out, err)  # type: ignore[attr-defined]
+                    raise exc
+                next_home_check = time.monotonic() + HOME_CHECK_SECONDS
+            remaining = deadline - now
             if remaining <= 0:
                 exc = _Timeout()
                 exc.captures = (out, err)  # type: ignore[attr-defined]
                 raise exc
+            if next_home_check is not None:
+                remaining = max(0.0, min(remaining, next_home_check - now))
             rlist: list[Any] = list(open_fds)
             if self._listener is not None:
                 rlist.append(self._listener)
@@ -450,17 +479,32 @@ class ShellSandbox:
         except (BlockingIOError, OSError):
             return
         with conn:
-            conn.settimeout(max(0.05, min(2.0, deadline - time.monotonic())))
+            # One deadline for the whole request (not a timeout renewed by every byte): a client that
+            # trickles its request cannot hold the step past it.
+            request_deadline = min(deadline, time.monotonic() + HOST_REQUEST_SECONDS)
             chunks, size = [], 0
             try:
                 while size <= _MAX_REQUEST:
+                    left = request_deadline - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError
+                    conn.settimeout(left)
                     c = conn.recv(1 << 16)
                     if not c:
                         break
                     chunks.append(c)
                     size += len(c)
+                if size > _MAX_REQUEST:
+                    raise ValueError
                 req = json.loads(b"".join(chunks))
-            except (OSError, ValueError):
+            except (OSError, ValueError) as exc:
+                why = (f"the request did not arrive within {HOST_REQUEST_SECONDS:g} s" if isinstance(exc, TimeoutError)
+                       else f"the request is malformed or over {_MAX_REQUEST} bytes")
+                try:
+                    conn.settimeout(0.05)
+                    conn.sendall(json.dumps({"stdout": "", "stderr": f"host command refused: {why}\n", "code": 2}).encode())
+                except OSError:
+                    pass
                 return
             argv = req.get("argv") if isinstance(req, dict) else None
             stdin = req.get("stdin", "") if isinstance(req, dict) else ""
@@ -470,13 +514,17 @@ class ShellSandbox:
             else:
                 record: dict[str, Any] = {"argv": argv, "stdin": stdin}
                 try:
-                    o, e, code = self.host_commands[argv[0]](list(argv), stdin)
+                    # The host command works under the shell command's deadline (AppleScript, media tools
+                    # find it with current_deadline()).
+                    with deadline_scope(Deadline(max(0.0, deadline - time.monotonic()), f"the host command {argv[0]!r}")):
+                        o, e, code = self.host_commands[argv[0]](list(argv), stdin)
                     reply = {"stdout": str(o), "stderr": str(e), "code": int(code)}
                 except Exception as exc:  # a failing host command is an error for the agent, not the parent
                     reply = {"stdout": "", "stderr": f"{argv[0]}: {type(exc).__name__}: {exc}\n", "code": 1}
                 record.update(reply)
                 host_calls.append(record)
             try:
+                conn.settimeout(max(0.05, deadline - time.monotonic()))
                 conn.sendall(json.dumps(reply).encode())
             except OSError:
                 pass
@@ -495,10 +543,17 @@ class ShellSandbox:
             self._start()
             res.restarted = True
         deadline = time.monotonic() + self.timeout
+        over = self.home_over_budget()
+        if over is not None:
+            # No file may grow while the home is over its budget (rm, mv and truncation still work); the
+            # command runs in a subshell so the limit ends with it.
+            command = f"( ulimit -f 0 || exit 97; eval {shlex.quote(command)} )"
         try:
-            got = self._exchange(command, deadline, res.host_calls)
+            got = self._exchange(command, deadline, res.host_calls, watch_home=over is None)
         except _Timeout as t:
             return self._after_timeout(res, t.captures)  # type: ignore[attr-defined]
+        except _HomeFull as t:
+            return self._after_timeout(res, t.captures, why=self.home_over_budget() or "the home is over its budget")  # type: ignore[attr-defined]
         except _ShellDied as d:
             out, err = d.captures  # type: ignore[attr-defined]
             res.stdout, c1 = out.text(self.max_output_chars)
@@ -526,9 +581,35 @@ class ShellSandbox:
         res.stderr, c2 = err.text(self.max_output_chars)
         res.truncated = c1 or c2
         strays = self._kill_strays()
-        if strays:
-            res.notice = f"[{strays} background process(es) left by the command were stopped]"
+        notices = [f"[{strays} background process(es) left by the command were stopped]"] if strays else []
+        over_after = self.home_over_budget()
+        if over_after is not None:
+            notices.append(f"[{over_after}: until files are deleted, commands may not write files]")
+        elif over is not None:
+            notices.append("[the home is back under its budget home_bytes: files may be written again]")
+        res.notice = "\n".join(notices)
         return res
+
+    def home_usage(self) -> tuple[int, int]:
+        """(bytes of the home's regular files, entries counted); symlinks are not followed, and the
+        count stops at :data:`HOME_MAX_ENTRIES` entries."""
+        size = count = 0
+        for _, entry in self._home_files.walk(limit=HOME_MAX_ENTRIES):
+            count += 1
+            if entry.kind == "file":
+                size += entry.size
+        return size, count
+
+    def home_over_budget(self) -> str | None:
+        """None while the home is within ``home_bytes`` (or there is no budget); else why it is not."""
+        if self.home_bytes is None:
+            return None
+        size, count = self.home_usage()
+        if size > self.home_bytes:
+            return f"the home holds {size:,} bytes, over its budget home_bytes={self.home_bytes:,}"
+        if count >= HOME_MAX_ENTRIES:
+            return f"the home holds {HOME_MAX_ENTRIES:,} entries or more, over its budget (home_bytes counts at most that many)"
+        return None
 
     def _current_pids(self) -> set[int]:
         if self._cgroup is not None:
@@ -567,7 +648,8 @@ class ShellSandbox:
                 kept.update(process_tree(pid))
         return kept
 
-    def _after_timeout(self, res: ShellResult, captures: tuple[_Capture, _Capture]) -> ShellResult:
+    def _after_timeout(self, res: ShellResult, captures: tuple[_Capture, _Capture], why: str | None = None) -> ShellResult:
+        """Stop a command that ran out of time (or, with ``why``, one that took the home over its budget)."""
         res.timed_out = True
         res.exit_code = 124
         # First stop only what the command started: if the shell itself is idle it answers and
@@ -578,14 +660,14 @@ class ShellSandbox:
         except (_Timeout, _ShellDied):
             got = None
         out, err = captures
+        stopped = f"{why}, the command was stopped" if why else f"timed out after {self.timeout:g} s: the command was stopped"
         if got is not None:
             self._cwd = got or self._cwd
-            res.notice = f"[timed out after {self.timeout:g} s: the command was stopped; the shell kept its state]"
+            res.notice = f"[{stopped}; the shell kept its state]"
         else:
             self._restart()
             res.restarted = True
-            res.notice = (f"[timed out after {self.timeout:g} s: the shell was restarted in {self._cwd}; "
-                          "shell variables were reset]")
+            res.notice = f"[{stopped}; the shell was restarted in {self._cwd}; shell variables were reset]"
         out.flush()
         err.flush()
         res.stdout, c1 = out.text(self.max_output_chars)
@@ -697,6 +779,10 @@ def _running(pid: int) -> bool:
 
 
 class _ShellDied(Exception):
+    pass
+
+
+class _HomeFull(Exception):
     pass
 
 

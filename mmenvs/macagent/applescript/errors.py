@@ -93,6 +93,16 @@ class StepBudgetExceeded(AppleScriptError):
     """The script ran longer than the host's step budget (an endless ``repeat``, runaway recursion)."""
 
 
+class DeadlinePassed(StepBudgetExceeded):
+    """The script ran past its wall-clock deadline (``Limits.max_seconds`` or the enclosing action's)."""
+
+
+def out_of_memory(what: str, limit: int, unit: str = "characters") -> AppleScriptError:
+    """osascript's "Out of memory." for a value over the episode budget ``script_value_chars``, naming it."""
+    return AppleScriptError(f"Out of memory: {what} would hold more than {limit:,} {unit} "
+                            f"(the episode budget script_value_chars).", ERR_OUT_OF_MEMORY)
+
+
 def syntax_error(message: str, start: int, end: int, source: str, number: int = ERR_SYNTAX) -> AppleScriptError:
     line, col = line_col(source, start)
     err = AppleScriptError(message, number, line, col, start=start, end=end, kind="syntax")

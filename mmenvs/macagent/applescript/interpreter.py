@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import math
 import re
+import time
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
+from mmenvs.core.budget import Deadline, current_deadline, deadline_scope
 from mmenvs.core.confined import ConfinementError
 
 from . import nodes as N
 from .errors import (ERR_CANT_SET, ERR_COERCION, ERR_DIVIDE_BY_ZERO, ERR_GENERIC, ERR_NO_SUCH_OBJECT,
                      ERR_NOT_UNDERSTOOD, ERR_OUT_OF_MEMORY, ERR_PARAMS, ERR_STACK_OVERFLOW, ERR_TIMEOUT,
-                     ERR_UNDEFINED_VARIABLE, ERR_USER_CANCELED, AppleScriptError, StepBudgetExceeded)
+                     ERR_UNDEFINED_VARIABLE, ERR_USER_CANCELED, AppleScriptError, DeadlinePassed, StepBudgetExceeded,
+                     out_of_memory)
 from .model import AppleScriptHost, DialogRequest, ObjectRef
 from .values import (MAX_INTEGER, MONTHS, WEEKDAYS, AppObject, Application, Constant, FileRef, ItemRef, add_seconds,
                      class_name, coerce, compare, date_string, deref, fold, format_result,
@@ -98,6 +102,8 @@ class Interpreter:
         self.limits = host.limits
         self.steps = 0
         self.call_depth = 0
+        self.built = 0  # characters and list items made by this run (Limits.max_built_chars)
+        self.deadline = _run_deadline(self.limits)
         self.globals: dict[str, Any] = {}
         self.properties: dict[str, Any] = {}
         self.declared_globals: set[str] = set()
@@ -123,6 +129,11 @@ class Interpreter:
 
     # ------------------------------------------------------------------ entry
     def run(self) -> Any:
+        # Host work the script starts (do shell script, app commands) runs under the script's deadline.
+        with deadline_scope(self.deadline) if self.deadline is not None else nullcontext():
+            return self._run_script()
+
+    def _run_script(self) -> Any:
         for decl in self.script.properties:
             self.properties[decl.name] = self.guard(decl, lambda d=decl: self.eval(d.value))
         try:
@@ -143,6 +154,21 @@ class Interpreter:
             raise StepBudgetExceeded(
                 f"The script was stopped after {self.limits.max_steps} steps (step budget exceeded: an endless "
                 f"loop?).", ERR_TIMEOUT)
+        self.check_deadline()
+
+    def check_deadline(self) -> None:
+        """End the script once its wall-clock deadline has passed (called every step and by costly builtins)."""
+        if self.deadline is not None and time.monotonic() >= self.deadline.ends_at:
+            raise DeadlinePassed(f"AppleEvent timed out: the script ran past the action deadline "
+                                 f"action_timeout={self.deadline.seconds:g} s and was stopped.", ERR_TIMEOUT)
+
+    def charge(self, size: int) -> None:
+        """Count ``size`` characters or list items the script just built against ``Limits.max_built_chars``
+        (a bound on the memory a run can take, whatever it keeps alive)."""
+        self.built += size
+        if self.built > self.limits.max_built_chars:
+            raise AppleScriptError(f"Out of memory: the script built more than {self.limits.max_built_chars:,} characters "
+                                   f"and list items in all (the episode budget script_built_chars).", ERR_OUT_OF_MEMORY)
 
     def guard(self, node: N.Node, fn: Any) -> Any:
         try:
@@ -372,6 +398,7 @@ class Interpreter:
 
     def ev_list(self, node: N.ListLit) -> Any:
         out = [self.strip_plural(self.eval(item, raw=True)) for item in node.items]
+        self.charge(len(out))
         return out
 
     def ev_record(self, node: N.RecordLit) -> Any:
@@ -422,8 +449,11 @@ class Interpreter:
             out = self.guard(node, lambda: self.app_call(value.app_name, value.app.coerce, value.ref, type_name))
             if out is not NotImplemented:
                 return self.wrap(value.app_name, value.app, out, value.desc)
+        self.check_deadline()
         out = self.guard(node, lambda: coerce(value, type_name, self.tid, self.host.now(),
                                               self.limits.max_text_length))
+        if isinstance(out, (str, list)) and out is not value:
+            self.charge(len(out))
         if isinstance(out, FileRef) and out.kind == "alias" and not self.guard(
                 node, lambda: self.host_call(self.host.path_exists, out.path)):
             raise AppleScriptError(f"File {out.hfs()} wasn’t found.", -43).at(self.source, node.start, node.end)
@@ -514,23 +544,27 @@ class Interpreter:
 
     def concat(self, a: Any, b: Any) -> Any:
         a, b = self.strip_plural(a), self.strip_plural(b)
+        self.check_deadline()
         if isinstance(a, str):
-            text = a + coerce(b, "text", self.tid, None, self.limits.max_text_length)
-            if len(text) > self.limits.max_text_length:
-                raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
-            return text
+            right = coerce(b, "text", self.tid, None, self.limits.max_text_length)
+            if len(a) + len(right) > self.limits.max_text_length:
+                raise out_of_memory("a text", self.limits.max_text_length)
+            self.charge(len(a) + len(right))
+            return a + right
         if isinstance(a, dict) and isinstance(b, dict):
             seen = {k.casefold() for k in a}
             return {**a, **{k: v for k, v in b.items() if k.casefold() not in seen}}
         left = list(a) if isinstance(a, list) else [a]
         right = list(b) if isinstance(b, list) else (list(b.values()) if isinstance(b, dict) else [b])
         if len(left) + len(right) > self.limits.max_list_length:
-            raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
+            raise out_of_memory("a list", self.limits.max_list_length, "items")
+        self.charge(len(left) + len(right))
         return left + right
 
     def contains(self, a: Any, b: Any) -> bool:
         cs = self.case_sensitive
         a, b = self.strip_plural(a), self.strip_plural(b)
+        self.check_deadline()
         if isinstance(a, str):
             return fold(coerce(b, "text", self.tid), cs) in fold(a, cs)
         if isinstance(a, list):
@@ -538,6 +572,8 @@ class Interpreter:
             if not sub:
                 return True
             for i in range(len(a) - len(sub) + 1):
+                if i & 4095 == 4095:
+                    self.check_deadline()
                 if all(values_equal(deref(a[i + j]), deref(sub[j]), cs) for j in range(len(sub))):
                     return True
             return False
@@ -551,6 +587,7 @@ class Interpreter:
     def starts_ends(self, a: Any, b: Any, starts: bool) -> bool:
         cs = self.case_sensitive
         a, b = self.strip_plural(a), self.strip_plural(b)
+        self.check_deadline()
         if isinstance(a, str):
             x, y = fold(a, cs), fold(coerce(b, "text", self.tid), cs)
             return x.startswith(y) if starts else x.endswith(y)
@@ -882,6 +919,7 @@ class Interpreter:
             if not 0 <= n <= 0x10FFFF:
                 raise AppleScriptError(f"Can’t make {source_form(ids)} into type text.", ERR_COERCION)
             out.append(chr(n))
+        self.charge(len(out))
         return "".join(out)
 
     def index_of(self, arg: Any, n: int, missing: Any) -> int:
@@ -920,10 +958,14 @@ class Interpreter:
             raise missing()
         if cls not in _BUILTIN_ELEMENT_CLASSES:
             raise missing()
+        self.check_deadline()
         if isinstance(container, str):
             if cls in ("text", "string", "unicode text") and node.sel == "range":
                 lo, hi = self.range_bounds(arg, arg2, len(container), missing)
+                self.charge(hi - lo)
                 return container[lo:hi]
+            if cls in ("character", "item") and len(container) > self.limits.max_list_length:
+                raise out_of_memory("a list", self.limits.max_list_length, "items")  # before the list is built
             if cls in ("character", "item"):
                 items: list[Any] = list(container)
             elif cls == "word":
@@ -948,12 +990,14 @@ class Interpreter:
         else:
             raise missing()
         if len(items) > self.limits.max_list_length:
-            raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
+            raise out_of_memory("a list", self.limits.max_list_length, "items")
         sel = node.sel
         if sel == "every":
+            self.charge(len(items))
             return list(items)
         if sel == "range":
             lo, hi = self.range_bounds(arg, arg2, len(items), missing)
+            self.charge(max(0, hi - lo))
             return list(items[lo:hi])
         if sel == "index":
             if isinstance(arg, str):
@@ -996,7 +1040,8 @@ class Interpreter:
             container = deref(self.eval(target.container)) if target.container is not None else None
             if isinstance(container, list) and not isinstance(container, Plural):
                 if len(container) >= self.limits.max_list_length:
-                    raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
+                    raise out_of_memory("a list", self.limits.max_list_length, "items")
+                self.charge(1)
                 if target.position == "end":
                     container.append(value)
                 else:
@@ -1163,6 +1208,7 @@ class Interpreter:
             self.host_call(self.host.notify, text, title, subtitle)
             return NOTHING
         if name == "offset":
+            self.check_deadline()
             needle = coerce(self.eval(node.direct), "text")  # type: ignore[arg-type]
             hay = coerce(self.eval(node.params["in"]), "text")
             return fold(hay, self.case_sensitive).find(fold(needle, self.case_sensitive)) + 1
@@ -1309,7 +1355,8 @@ class Interpreter:
             if out.endswith("\r"):
                 out = out[:-1]
         if len(out) > self.limits.max_text_length:
-            raise AppleScriptError("Out of memory.", ERR_OUT_OF_MEMORY)
+            raise out_of_memory("the output of do shell script", self.limits.max_text_length)
+        self.charge(len(out))
         return out
 
     def dialog(self, node: N.Command) -> Any:
@@ -1382,6 +1429,15 @@ class Interpreter:
         if isinstance(lo, int) and isinstance(hi, int):
             return rng.randint(min(lo, hi), max(lo, hi))
         return rng.uniform(lo, hi)
+
+
+def _run_deadline(limits: Any) -> Deadline | None:
+    """The earlier of the run's own wall clock (``limits.max_seconds``) and the enclosing action's deadline."""
+    outer = current_deadline()
+    own = Deadline(limits.max_seconds, "the AppleScript") if limits.max_seconds else None
+    if outer is None or (own is not None and own.ends_at < outer.ends_at):
+        return own
+    return outer
 
 
 def _finite(x: Any) -> Any:

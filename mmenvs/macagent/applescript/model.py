@@ -478,7 +478,10 @@ class DialogReply:
 
 @dataclass
 class Limits:
-    """Resource limits for one script run (all deterministic: no wall-clock timeouts)."""
+    """Resource limits for one script run. All are deterministic except ``max_seconds``, the wall clock
+    (the env's action deadline, ``EpisodeBudget.action_timeout``): a costly builtin repeated within the
+    step budget must still end. An enclosing deadline (``mmenvs.core.budget.current_deadline``, e.g. the
+    shell command that runs ``osascript``) ends the script too."""
 
     max_steps: int = 100_000           # statements, loop turns, handler calls and whose tests
     max_source_chars: int = 200_000
@@ -486,6 +489,8 @@ class Limits:
     max_call_depth: int = 100          # nested handler calls → "Stack overflow."
     max_text_length: int = 5_000_000   # characters in one text value → "Out of memory."
     max_list_length: int = 1_000_000
+    max_built_chars: int = 64 * 2**20  # characters and list items built in one run, summed → "Out of memory."
+    max_seconds: float | None = None   # wall clock of one run → "AppleEvent timed out."
 
 
 class AppleScriptHost:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...applescript import AppleScriptError, AppleScriptHost
 from ...applescript.model import ShellResult as ASShellResult
+from ...applescript.model import Limits
+from mmenvs.core.budget import EpisodeBudget, current_deadline
 from mmenvs.core.confined import ConfinementError
 
 from ..base import BackendError
@@ -46,7 +48,8 @@ class SimHost(AppleScriptHost):
         self.backend = backend
         super().__init__(self._app, now=lambda: backend.current_desktop().now, shell=self._shell,
                          keystroke=self._keystroke, key_code=self._key_code,
-                         home=backend.posix_home, user="user", path_exists=self._path_exists)
+                         home=backend.posix_home, user="user", path_exists=self._path_exists,
+                         limits=script_limits(backend.budget))
         self._apps_cache: dict[str, Any] = {}
 
     def _app(self, name: str) -> Any:
@@ -94,7 +97,9 @@ class SimHost(AppleScriptHost):
 
     def _shell(self, command: str) -> ASShellResult:
         # do shell script: a fresh /bin/sh in "/" on a real Mac, so nothing leaks into the agent's session
-        out = self.backend.shells.run("(\ncd /\n" + command + "\n)", which="aux")
+        deadline = current_deadline()  # the script's: do shell script ends with it
+        timeout = None if deadline is None else max(0.05, deadline.remaining())
+        out = self.backend.shells.run("(\ncd /\n" + command + "\n)", timeout=timeout, which="aux")
         # raw output: the interpreter applies do shell script's line-ending rules (or not, given
         # ``without altering line endings``)
         return ASShellResult(out.exit_code, out.stdout, out.stderr)
@@ -138,6 +143,14 @@ class SimHost(AppleScriptHost):
         """``delay n`` advances the sim clock instead of sleeping."""
         if seconds > 0:
             self.backend.current_desktop().advance(float(seconds))
+
+
+def script_limits(budget: EpisodeBudget) -> Limits:
+    """The AppleScript interpreter's limits from the episode budget: the action deadline, value sizes
+    and what one run may build in all."""
+    return Limits(max_seconds=budget.action_timeout, max_text_length=budget.script_value_chars,
+                  max_list_length=min(Limits.max_list_length, budget.script_value_chars),
+                  max_built_chars=budget.script_built_chars)
 
 
 def run_applescript(backend: "SimBackend", source: str) -> str:

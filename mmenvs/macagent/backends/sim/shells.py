@@ -120,7 +120,8 @@ class ShellSessions:
             try:
                 sh = ShellSandbox(backend.home, timeout=backend.shell_timeout, max_output_chars=backend.max_output_chars,
                                   host_commands=cmds, home_in_sandbox="/Users/user",
-                                  env={"TERM": "xterm-256color", "USER": "user"}, keep_running=shell_daemons())
+                                  env={"TERM": "xterm-256color", "USER": "user"}, keep_running=shell_daemons(),
+                                  home_bytes=backend.budget.home_bytes, tmpfs_mb=max(1, backend.budget.tmpfs_bytes >> 20))
             except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause
                 raise BackendError(f"could not start the episode shell: {type(e).__name__}: {e}") from e
             self._sandboxes[which] = sh
