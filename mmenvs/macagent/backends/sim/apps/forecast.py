@@ -15,6 +15,7 @@ is live), which is why tasks that pin values are sim-only.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -27,6 +28,10 @@ from urllib.parse import parse_qs, unquote_plus, urlparse
 from zoneinfo import ZoneInfo
 
 import numpy as np
+
+from mmenvs.core.confined import ConfinedDir, ConfinementError
+
+from .home_io import MAX_TEXT_BYTES, error_text, layer_for
 
 PINS_PATH = "Library/Containers/com.apple.weather/Data/Library/Caches/ForecastPins.json"
 FORECAST_DAYS = 10
@@ -375,14 +380,20 @@ class PinError(ValueError):
     """The pin file (:data:`PINS_PATH`) is malformed: the message names the entry and field."""
 
 
-def load_pins(path: Path) -> list[dict[str, Any]]:
-    """Read and check the pin file at host path ``path`` (a missing file pins nothing)."""
-    if not path.is_file():
-        return []
+def load_pins(path: Path, files: ConfinedDir | None = None) -> list[dict[str, Any]]:
+    """Read and check the pin file at host path ``path`` through the home's layer ``files`` (None: a
+    trusted caller's own file) (a missing file pins nothing; a symlink or special file is refused)."""
     where = f"~/{PINS_PATH}"
+    layer, name = layer_for(path, files)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+        raw = layer.read_bytes(name, limit=MAX_TEXT_BYTES)
+    except ConfinementError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            return []
+        raise PinError(f"{where}: {error_text(e)}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as e:
         raise PinError(f"{where}: not valid JSON ({e})") from None
     if isinstance(data, dict):
         data = [data]
@@ -422,9 +433,11 @@ def load_pins(path: Path) -> list[dict[str, Any]]:
 class Forecasts:
     """The forecasts of one desktop: ``now`` (read as UTC) from its clock, pins from its home folder."""
 
-    def __init__(self, now: Any, home: Path | None) -> None:
+    def __init__(self, now: Any, home: Path | None, files: ConfinedDir | None = None) -> None:
         self._now = now  # a callable returning the desktop clock
         self._home = home
+        # the home's confined layer (pins are agent-controlled: never followed out of the home)
+        self._files = files if files is not None or home is None else ConfinedDir(home)
         self._pins_key: tuple | None = None
         self._pins: list[dict[str, Any]] = []
 
@@ -443,12 +456,12 @@ class Forecasts:
             return []
         path = self._home / PINS_PATH
         try:
-            st = path.stat()
-            key = (st.st_mtime_ns, st.st_size)
+            st = self._files.lstat(path)
+            key = (st.st_mtime_ns, st.st_size, st.st_mode)
         except OSError:
             key = None
         if key != self._pins_key:
-            self._pins = load_pins(path) if key is not None else []
+            self._pins = load_pins(path, self._files) if key is not None else []
             self._pins_key = key
         return self._pins
 

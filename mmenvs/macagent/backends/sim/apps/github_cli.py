@@ -5,6 +5,7 @@ repository is ``-R OWNER/REPO`` or the github.com remote of the git clone the sh
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
@@ -13,9 +14,12 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, urlparse
 
+from mmenvs.core.confined import ConfinementError
+
 from .base import CommandContext
 from .github_model import LOGIN, GitHubError, GitHubStore, Issue, Repo
 from .github_query import parse_query
+from .home_io import MAX_TEXT_BYTES, error_text, read_text
 from .github_rest import WEB, iso_time, issue_json, label_json, node_id, repo_json, rest_response, user_json
 
 
@@ -37,19 +41,23 @@ def _origin_repo(ctx: CommandContext) -> str | None:
         here = ctx.resolve(".")
     except Exception:  # noqa: BLE001 - a folder outside the home: no clone to look at
         return None
-    home = Path(ctx.backend.home).resolve()
+    files = ctx.backend.current_desktop().home_files
+    home = Path(ctx.backend.home)
     for folder in (here, *here.parents):
-        if not folder.resolve().is_relative_to(home):
-            break  # never the host's folders above the episode's home
+        if not folder.is_relative_to(home):
+            break  # never the host's folders above the episode's home (lexical: nothing is resolved)
         config = folder / ".git" / "config"
-        if config.is_file():
-            remotes = re.findall(r'\[remote "([^"]+)"\][^\[]*?url\s*=\s*(\S+)', config.read_text(errors="replace"))
-            urls = [u for name, u in sorted(remotes, key=lambda r: r[0] != "origin")]
-            for url in urls:
-                m = re.search(r"github\.com[:/]([^/\s]+/[^/\s]+?)(?:\.git)?/?$", url)
-                if m:
-                    return m.group(1)
-            return ""
+        try:  # through the layer: a symlinked .git or config is not read
+            text = read_text(files, config, limit=MAX_TEXT_BYTES)
+        except OSError:
+            continue
+        remotes = re.findall(r'\[remote "([^"]+)"\][^\[]*?url\s*=\s*(\S+)', text)
+        urls = [u for name, u in sorted(remotes, key=lambda r: r[0] != "origin")]
+        for url in urls:
+            m = re.search(r"github\.com[:/]([^/\s]+/[^/\s]+?)(?:\.git)?/?$", url)
+            if m:
+                return m.group(1)
+        return ""
     return None
 
 
@@ -337,9 +345,13 @@ class _Gh:
         if name == "-" or self.ctx is None:
             raise _Usage("--body-file - (standard input) is not supported by the simulator's gh; give a file or --body")
         try:
-            return self.ctx.resolve(name).read_text(encoding="utf-8")
+            path = self.ctx.resolve(name)
+            return read_text(self.ctx.backend.current_desktop().home_files, path, limit=MAX_TEXT_BYTES)
+        except ConfinementError as e:
+            raise _Usage(f"open {name}: no such file or directory" if e.errno == errno.ENOENT
+                         else f"{name}: {error_text(e)}") from None
         except (OSError, ValueError) as e:
-            raise _Usage(f"open {name}: no such file or directory" if isinstance(e, FileNotFoundError) else f"{name}: {e}") from None
+            raise _Usage(f"{name}: {error_text(e)}") from None
 
     def issue_create(self, opts: dict[str, Any], pos: list[str]) -> tuple[str, str, int]:
         repo = self._repo(opts)

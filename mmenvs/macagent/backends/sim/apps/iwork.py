@@ -39,7 +39,7 @@ from ..window import Window, alert
 from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
-from .home_io import MAX_DOCUMENT_BYTES, checked_name, error_text, file_alert, save_bytes, save_text
+from .home_io import MAX_DOCUMENT_BYTES, checked_name, error_text, file_alert, layer_for, save_bytes, save_text
 
 # document kind → (file suffix, app name)
 KINDS: dict[str, tuple[str, str]] = {
@@ -63,12 +63,6 @@ def kind_of(path: Path) -> str | None:
     return next((k for k, (s, _) in KINDS.items() if s == suffix), None)
 
 
-def _layer(path: Path, files: ConfinedDir | None) -> tuple[ConfinedDir, Path | str]:
-    """The layer a document file is reached through: the episode home's (``files``), or, for a trusted
-    caller's own file (tests, task setup), a layer over the file's folder."""
-    return (files, path) if files is not None else (ConfinedDir(path.parent), path.name)
-
-
 def document_bytes(kind: str, content: dict[str, Any]) -> bytes:
     """The archive of a ``kind`` document holding ``content`` (JSON-able)."""
     if kind not in KINDS:
@@ -88,7 +82,7 @@ def document_bytes(kind: str, content: dict[str, Any]) -> bytes:
 def write_document(path: Path, kind: str, content: dict[str, Any], files: ConfinedDir | None = None) -> None:
     """Write ``content`` (JSON-able) as a ``kind`` document at ``path`` through ``files`` (the episode
     home's layer; None only for a trusted caller's own path)."""
-    layer, where = _layer(path, files)
+    layer, where = layer_for(path, files)
     save_bytes(layer, where, document_bytes(kind, content))
 
 
@@ -96,7 +90,7 @@ def read_document(path: Path, kind: str | None = None, files: ConfinedDir | None
     """The content of the document at ``path``, read through ``files`` (as for ``write_document``);
     ``kind`` (if given) must match. A symlink, special file, folder or file over ``MAX_DOCUMENT_BYTES``
     is refused (``ConfinementError``); a missing or malformed one raises ``IWorkFileError``."""
-    layer, where = _layer(path, files)
+    layer, where = layer_for(path, files)
     try:
         data = layer.read_bytes(where, limit=MAX_DOCUMENT_BYTES)
     except ConfinementError as e:

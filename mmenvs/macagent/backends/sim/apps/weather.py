@@ -38,7 +38,7 @@ class WeatherApp(App):
 
     def __init__(self, desktop: "Desktop") -> None:
         super().__init__(desktop)
-        self.forecasts = fx.Forecasts(lambda: desktop.now, desktop.home)
+        self.forecasts = fx.Forecasts(lambda: desktop.now, desktop.home, desktop.home_files)
         self.selected = MY_LOCATION  # a saved city's name or My Location
         self.preview: str | None = None  # a searched city shown before it is added
         self.search = ""
