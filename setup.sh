@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything mmenvs needs on a fresh Debian/Ubuntu machine (system packages, then the
 # package itself with its test extras). Safe to run twice.
-#   ./setup.sh --peers   also installs the peers `mmenvs bench` runs beside our envs: Debian's
-#                        chromium + chromium-driver and the `peers` extra (MiniWoB++, Selenium).
+#   ./setup.sh --peers   also installs the peers `mmenvs bench` runs beside our envs: the `peers` extra
+#                        (MiniWoB++, driving the Chromium installed for everyone).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,10 +17,11 @@ done
 # bubblewrap: the OS sandbox for agent code. fonts-dejavu-core: fonts the renderers draw with.
 # tmux, ffmpeg: programs the MacAgent sim's shell runs for real (tmux sessions, video frames).
 # sqlite3: the command line shell for SQLite (the sim's Safari history, ~/Library/Safari/History.db).
-APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3"
+# chromium, chromium-driver: the headless browser tests/test_view.py opens `mmenvs view` reports in
+# (through Selenium, in the dev extra); the MiniWoB++ peer of `mmenvs bench --peers` uses it too.
+APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3 chromium chromium-driver"
 EXTRAS="dev"
 if [ "$PEERS" -eq 1 ]; then
-  APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
   EXTRAS="dev,peers"
 fi
 missing=""
