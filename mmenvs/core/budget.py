@@ -34,6 +34,9 @@ class BudgetExceeded(ActionError):
         super().__init__("budget_exceeded", message)
         self.limit, self.allowed, self.requested = limit, allowed, requested
 
+    def __reduce__(self) -> Any:  # crosses process boundaries (host tools run in a child)
+        return (_budget_exceeded, (self.limit, self.args[0], self.allowed, self.requested))
+
 
 class DeadlineExceeded(ActionError):
     """Host work on an action ran past the action deadline (``EpisodeBudget.action_timeout``)."""
@@ -41,6 +44,17 @@ class DeadlineExceeded(ActionError):
     def __init__(self, message: str, *, seconds: float | None = None):
         super().__init__("deadline_exceeded", message)
         self.limit, self.allowed = "action_timeout", seconds
+
+    def __reduce__(self) -> Any:
+        return (_deadline_exceeded, (self.args[0], self.allowed))
+
+
+def _budget_exceeded(limit: str, message: str, allowed: float | None, requested: float | None) -> BudgetExceeded:
+    return BudgetExceeded(limit, message, allowed=allowed, requested=requested)
+
+
+def _deadline_exceeded(message: str, seconds: float | None) -> DeadlineExceeded:
+    return DeadlineExceeded(message, seconds=seconds)
 
 
 @dataclass(frozen=True)

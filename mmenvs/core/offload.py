@@ -26,8 +26,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_TIMEOUT = 120.0
 
 
-def _child_main(conn: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+def _limit_memory_growth(extra_bytes: int) -> None:
+    """RLIMIT_AS of this (forked) process: what it maps now plus ``extra_bytes``; past it allocations fail
+    with MemoryError instead of growing the host's memory."""
+    import resource
+
+    with open("/proc/self/statm") as fh:
+        mapped = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    limit = mapped + int(extra_bytes)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _child_main(conn: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, memory_bytes: int | None = None) -> None:
     try:
+        if memory_bytes:
+            _limit_memory_growth(memory_bytes)
         outcome: tuple[bool, Any] = (True, fn(*args, **kwargs))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
         outcome = (False, exc)
@@ -41,11 +54,15 @@ def _child_main(conn: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) ->
     os._exit(0)  # no atexit handlers, no flushing of the parent's inherited buffers
 
 
-def run_in_child(fn: Callable[..., Any], /, *args: Any, timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` computed in a forked child process; its result (or exception) here."""
+def run_in_child(fn: Callable[..., Any], /, *args: Any, timeout: float = DEFAULT_TIMEOUT, memory_bytes: int | None = None,
+                 **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` computed in a forked child process; its result (or exception) here.
+
+    The child is killed after ``timeout`` seconds (``TimeoutError``); with ``memory_bytes`` it may map at
+    most that much beyond what it inherited (RLIMIT_AS; a ``MemoryError`` past it)."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(send, fn, args, kwargs), daemon=True)
+    child = context.Process(target=_child_main, args=(send, fn, args, kwargs, memory_bytes), daemon=True)
     child.start()
     send.close()
     try:

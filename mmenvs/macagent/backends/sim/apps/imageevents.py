@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from ....applescript import AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ....applescript.values import Constant, FileRef
+from mmenvs.core.budget import BudgetExceeded, EpisodeBudget, check_limit
+from mmenvs.core.confined import ConfinementError
 from ...base import BackendError
 from .base import App
 from .media_args import UsageError
@@ -62,6 +64,10 @@ class ImageEventsScripting(ScriptableAppBase):
                                  "grayscale", "RGB", "Gray", "horizontal", "vertical"}))
 
     # ------------------------------------------------------------------ objects
+    @property
+    def _budget(self) -> EpisodeBudget:
+        return self.app.desktop.backend.budget
+
     def _image(self, obj: Any) -> dict[str, Any]:
         if isinstance(obj, ObjectRef) and obj.cls == "image" and obj.id in self.app.images:
             return self.app.images[obj.id]
@@ -138,13 +144,24 @@ class ImageEventsScripting(ScriptableAppBase):
 
     def _open(self, target: Any) -> ObjectRef:
         path = self._host(target, "file")
-        if not path.is_file():
+        home = self.app.desktop.home_files
+        if not home.is_file(path):
             raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.",
                                    ERR_FILE_NOT_FOUND)
         try:
-            img, fmt, dpi = read_image(path)
+            img, fmt, dpi = read_image(home.read_bytes(path), self._budget.image_pixels)
+        except BudgetExceeded as e:
+            raise AppleScriptError(str(e), ERR_PARAM) from None
+        except ConfinementError as e:
+            raise AppleScriptError(e.strerror or str(e), ERR_PARAM) from None
         except Exception:  # noqa: BLE001 - Pillow raises many types for files it cannot read
             raise AppleScriptError(f"Can’t make file “{path.name}” into type image.", ERR_COERCION) from None
+        held = sum(r["image"].width * r["image"].height for r in self.app.images.values())
+        try:  # open images stay in host memory until closed: they share the image store's budget
+            check_limit("image_store_pixels", self._budget.image_store_pixels, held + img.width * img.height,
+                        "the images open in Image Events")
+        except BudgetExceeded as e:
+            raise AppleScriptError(f"{e} Close some with “close every image”.", ERR_PARAM) from None
         image_id = next(self.app.counter)
         self.app.images[image_id] = {"path": path, "image": img, "format": fmt, "dpi": (float(dpi[0]), float(dpi[1]))}
         return ObjectRef("image", image_id)
@@ -186,9 +203,11 @@ class ImageEventsScripting(ScriptableAppBase):
                     raise AppleScriptError(f"Can’t make {self._show(rgb)} into type RGB color.", ERR_COERCION)
                 # 16-bit channels (0–65535) as AppleScript's RGB colors have them
                 color = "".join(f"{max(0, min(255, int(_num(c, 'with pad color')) >> 8)):02X}" for c in rgb)
-            rec["image"] = sips_transform(rec["image"], args[0], args[1], None, color)
+            rec["image"] = sips_transform(rec["image"], args[0], args[1], None, color, self._budget.image_pixels)
         except UsageError as e:
             raise AppleScriptError(e.text.strip().removeprefix("Error: "), ERR_PARAM) from None
+        except BudgetExceeded as e:  # checked before the new image is made
+            raise AppleScriptError(str(e), ERR_PARAM) from None
 
     def _save(self, ref: Any, as_type: Any, dest: Any) -> FileRef:
         rec = self._image(ref)
@@ -201,9 +220,15 @@ class ImageEventsScripting(ScriptableAppBase):
                                        ERR_PARAM)
             fmt = _FILE_TYPES[match]
         path = rec["path"] if dest is None else self._host(dest, "file")
+        home = self.app.desktop.home_files
         try:
             data = sips_encode(rec["image"], {"format": fmt, "formatOptions": "default", "dpi": rec["dpi"]})
-            path.write_bytes(data)
+            old = home.lstat(path).st_size if home.is_file(path) else 0
+            check_limit("home_bytes", self._budget.home_bytes, home.disk_usage() - old + len(data),
+                        f"saving {len(data):,} bytes of image into the home")
+            home.write_bytes(path, data)
+        except BudgetExceeded as e:
+            raise AppleScriptError(str(e), ERR_PARAM) from None
         except OSError as e:
             raise AppleScriptError(f"Can’t save the image to “{path.name}”: {e.strerror}.", ERR_PARAM) from None
         if dest is None:  # saved over its own file: the image is now that format

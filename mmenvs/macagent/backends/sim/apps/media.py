@@ -13,6 +13,8 @@ in the episode's shell (the paper's Mac had them installed for its multimedia ta
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import shlex
 import sys
@@ -21,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from mmenvs.core.budget import BudgetExceeded, check_limit, current_deadline
+from mmenvs.core.confined import ConfinedDir, ConfinementError
 from mmenvs.core.offload import run_in_child
 
 from ...base import BackendError
@@ -76,6 +80,30 @@ _SIPS_OPTIONS = {
 }
 
 
+def _home(ctx: CommandContext) -> ConfinedDir:
+    """The episode home's confined layer: the tools read and write files only through it."""
+    return ctx.backend.current_desktop().home_files
+
+
+def _write(ctx: CommandContext, dest: Path, data: bytes) -> None:
+    """Write a tool's output file, within the home's byte budget (checked before the write)."""
+    home = _home(ctx)
+    try:
+        old = home.lstat(dest).st_size if home.is_file(dest) else 0
+    except OSError:
+        old = 0
+    used = home.disk_usage()
+    check_limit("home_bytes", ctx.backend.budget.home_bytes, used - old + len(data),
+                f"{ctx.posix(dest)}: writing {len(data):,} bytes into the home")
+    try:
+        home.write_bytes(dest, data)
+    except ConfinementError as e:
+        if e.errno in (errno.ENOENT, errno.EISDIR) and "symbolic link" not in str(e):
+            # an ordinary missing folder: the tool's own message (the real path as the agent knows it)
+            raise OSError(e.errno, os.strerror(e.errno), str(dest)) from None
+        raise
+
+
 class MediaTools(App):
     """``sips``, ``afinfo``, ``afconvert`` and ``say`` (see the module docstring). No window, no state."""
 
@@ -96,12 +124,26 @@ class MediaTools(App):
     def run_command(self, argv: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
         """Run one of the tools; a command-line error comes back as the tool's message and status."""
         tool = {"sips": self._sips, "afinfo": self._afinfo, "afconvert": self._afconvert, "say": self._say}[argv[0]]
+        budget = ctx.backend.budget
+        deadline = current_deadline() or budget.deadline()
         try:
             # in a short-lived child: decoding a photo or synthesising audio takes tens of megabytes for
-            # a moment, which the env process would otherwise keep (the tools only read and write files)
-            return run_in_child(tool, argv[1:], stdin, ctx)
+            # a moment, which the env process would otherwise keep (the tools only read and write files).
+            # The child works under the action's deadline and may map at most child_memory_bytes more.
+            return run_in_child(tool, argv[1:], stdin, ctx, timeout=max(0.05, deadline.remaining()),
+                                memory_bytes=budget.child_memory_bytes)
         except UsageError as e:
             return "", e.text, e.code
+        except BudgetExceeded as e:  # an image or a text over the episode budget, refused before the work
+            return "", f"{argv[0]}: {e}\n", 1
+        except TimeoutError:
+            return "", (f"{argv[0]}: stopped: it ran past the action deadline action_timeout={budget.action_timeout:g} s "
+                        "(the episode budget)\n"), 1
+        except MemoryError:
+            return "", (f"{argv[0]}: out of memory: the work needs more than the episode budget "
+                        f"child_memory_bytes={budget.child_memory_bytes:,}\n"), 1
+        except ConfinementError as e:  # a symlink, a FIFO, a device or an oversized file in the home: refused
+            return "", f"{argv[0]}: {e.strerror or e}\n", 1
         except OSError as e:  # a folder that does not exist, a name that is a folder, …
             where = ctx.posix(Path(e.filename)) if e.filename else ""
             return "", f"{argv[0]}: {where}: {e.strerror or e}\n", 1
@@ -140,9 +182,11 @@ class MediaTools(App):
         one_line = any(k == "oneLine" for k, _ in actions)
         valid: list[tuple[str, Path]] = []
         warnings = ""
+        home = _home(ctx)
+        budget = ctx.backend.budget
         for f in files:
             p = self._path(ctx, f, "sips")
-            if not p.is_file():
+            if not home.is_file(p):
                 warnings += f"Warning: {f} not a valid file - skipping\n"
                 continue
             valid.append((f, p))
@@ -152,7 +196,7 @@ class MediaTools(App):
         out_file: Path | None = None
         if out_opt:
             target = self._path(ctx, out_opt[-1], "sips")
-            if target.is_dir():
+            if home.is_dir(target):
                 out_dir = target
             elif len(valid) > 1:
                 raise UsageError(f"Error: --out {out_opt[-1]} must be a directory when several files are given\n")
@@ -161,7 +205,9 @@ class MediaTools(App):
         stdout, stderr, code = "", warnings, 0
         for shown, p in valid:
             try:
-                img, fmt, dpi = read_image(p)
+                img, fmt, dpi = read_image(home.read_bytes(p), budget.image_pixels)
+            except (BudgetExceeded, ConfinementError):
+                raise
             except Exception:  # noqa: BLE001 - Pillow raises many types for files it cannot read
                 stderr += f"Warning: {shown} not a valid file - skipping\n"
                 code = 13
@@ -191,7 +237,7 @@ class MediaTools(App):
                     self._sips_set(vals, state)
                     modified = True
                 elif name in ("rotate", "flip", "crop", "pad", "resample", "resampleWidth", "resampleHeight", "resampleMax"):
-                    img = sips_transform(img, name, vals, crop_offset, pad_color)
+                    img = sips_transform(img, name, vals, crop_offset, pad_color, budget.image_pixels)
                     modified = True
             path_text = ctx.posix(p)
             if lines:
@@ -202,7 +248,7 @@ class MediaTools(App):
                     ctx.backend.check_in_home(dest)
                 except BackendError:
                     raise UsageError(f"sips: {ctx.posix(dest)}: the simulator's media tools work on files in the home folder\n") from None
-                dest.write_bytes(sips_encode(img, state))
+                _write(ctx, dest, sips_encode(img, state))
                 if not lines:
                     stdout += path_text + "\n"
                 stdout += f"  {ctx.posix(dest)}\n"
@@ -239,7 +285,7 @@ class MediaTools(App):
         for f in files:
             p = self._path(ctx, f, "afinfo")
             try:
-                audio = read_audio(p.read_bytes())
+                audio = read_audio(_home(ctx).read_bytes(p))
             except (OSError, AudioError):
                 err += f"AudioFileOpen failed ('{'typ?' if p.is_file() else 'wht?'}')\n"
                 code = 1
@@ -303,7 +349,7 @@ class MediaTools(App):
         if not src.is_file():
             return "", f"Input file: {files[0]}, 0 frames\nError: ExtAudioFileOpenURL failed ('wht?')\n", 1
         try:
-            audio = read_audio(src.read_bytes())
+            audio = read_audio(_home(ctx).read_bytes(src))
         except AudioError:
             return "", "Error: ExtAudioFileOpenURL failed ('typ?')\n", 1
         if file_type is None:
@@ -348,7 +394,7 @@ class MediaTools(App):
             samples = resample(samples, audio.rate, out_rate)
         dest_text = files[1] if len(files) > 1 else str(Path(files[0]).with_suffix(FILE_TYPES[file_type]))
         dest = self._path(ctx, dest_text, "afconvert")
-        dest.write_bytes(write_audio(file_type, out_rate, fmt, samples))
+        _write(ctx, dest, write_audio(file_type, out_rate, fmt, samples))
         return "", "", 0
 
     # ------------------------------------------------------------------ say
@@ -412,11 +458,14 @@ class MediaTools(App):
                 text = stdin
             else:
                 p = self._path(ctx, in_file, "say")
-                if not p.is_file():
+                if not _home(ctx).is_file(p):
                     return "", f"Error reading input file {in_file}.\n", 1
-                text = p.read_text(encoding="utf-8", errors="replace")
+                # at most 4 bytes a character: a larger file cannot be within the text budget
+                limit = 4 * ctx.backend.budget.speech_chars + 4
+                text = _home(ctx).read_bytes(p, limit=limit).decode("utf-8", errors="replace")
         else:
             text = " ".join(words) if words else stdin
+        check_limit("speech_chars", ctx.backend.budget.speech_chars, len(text), f"say: a text of {len(text):,} characters")
         samples = speech_samples(text, voice, rate)
         if out_file is None:
             return "", "", 0  # spoken aloud: the simulated Mac has no speakers to hear it on
@@ -443,7 +492,7 @@ class MediaTools(App):
         if abs(out_rate - SAY_RATE) > 1e-6:
             samples = resample(samples[:, None], SAY_RATE, out_rate)[:, 0]
         dest = self._path(ctx, out_file if ext or file_format else out_file + ".aiff", "say")
-        dest.write_bytes(write_audio(ftype, out_rate, fmt, samples[:, None]))
+        _write(ctx, dest, write_audio(ftype, out_rate, fmt, samples[:, None]))
         return "", "", 0
 
 

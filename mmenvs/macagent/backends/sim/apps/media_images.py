@@ -5,8 +5,10 @@ pad) and encoding with a format, quality and resolution."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
+import math
 from typing import TYPE_CHECKING, Any
+
+from mmenvs.core.budget import DEFAULT_BUDGET, check_limit
 
 from .media_args import UsageError, number_arg
 
@@ -19,13 +21,15 @@ IMAGE_FORMATS = {"png": ("PNG", "public.png"), "jpeg": ("JPEG", "public.jpeg"), 
 _PIL_TO_SIPS = {v[0]: k for k, v in IMAGE_FORMATS.items()}
 
 
-def read_image(path: Path) -> tuple["Image.Image", str, tuple[Any, Any]]:
-    """The image file at ``path`` read into memory (the file is closed again), its format as sips names
-    it and its resolution (x, y) in dpi (72 when the file has none). Pillow's errors for a file it cannot
-    read pass through: sips and Image Events each say so in their own words."""
+def read_image(data: bytes, max_pixels: int = DEFAULT_BUDGET.image_pixels) -> tuple["Image.Image", str, tuple[Any, Any]]:
+    """The image file ``data`` (read through the home's confined layer) decoded, its format as sips names
+    it and its resolution (x, y) in dpi (72 when the file has none). An image over ``max_pixels`` is
+    refused from its header, before it is decoded (``BudgetExceeded``). Pillow's errors for a file it
+    cannot read pass through: sips and Image Events each say so in their own words."""
     from PIL import Image
 
-    with Image.open(path) as im:
+    with Image.open(io.BytesIO(data)) as im:
+        check_pixels(im.width, im.height, max_pixels, "the image")
         im.load()
         img = im.copy()
         fmt = _PIL_TO_SIPS.get(im.format or "", (im.format or "").lower())
@@ -36,6 +40,11 @@ def read_image(path: Path) -> tuple["Image.Image", str, tuple[Any, Any]]:
 JPEG_QUALITY = {"low": 25, "normal": 50, "high": 75, "best": 100, "default": 85}
 SIPS_PROPERTIES = ("pixelWidth", "pixelHeight", "typeIdentifier", "format", "formatOptions", "dpiWidth", "dpiHeight",
                    "samplesPerPixel", "bitsPerSample", "hasAlpha", "space", "profile")
+
+
+def check_pixels(width: int, height: int, max_pixels: int, what: str) -> None:
+    """Refuse an image of ``width`` x ``height`` over the episode budget ``image_pixels``, before it is made."""
+    check_limit("image_pixels", max_pixels, int(width) * int(height), f"{what} of {width}x{height} pixels")
 
 
 def _positive_int(value: str, option: str) -> int:
@@ -66,7 +75,9 @@ def sips_property(img: "Image.Image", key: str, state: dict[str, Any]) -> str | 
 
 
 def sips_transform(img: "Image.Image", name: str, vals: list[str], crop_offset: tuple[int, int] | None,
-                   pad_color: str) -> "Image.Image":
+                   pad_color: str, max_pixels: int = DEFAULT_BUDGET.image_pixels) -> "Image.Image":
+    """``img`` after one sips operation; the result's size is checked against ``max_pixels`` (the
+    episode budget ``image_pixels``) before any pixel of it is made."""
     from PIL import Image, ImageOps
 
     if name == "rotate":
@@ -76,6 +87,10 @@ def sips_transform(img: "Image.Image", name: str, vals: list[str], crop_offset: 
             return img
         if deg in exact:  # sips turns clockwise; Pillow's named turns are counter-clockwise
             return img.transpose(exact[deg])
+        rad = math.radians(deg)
+        turned = (math.ceil(abs(img.width * math.cos(rad)) + abs(img.height * math.sin(rad))),
+                  math.ceil(abs(img.width * math.sin(rad)) + abs(img.height * math.cos(rad))))
+        check_pixels(*turned, max_pixels, "the rotated image")
         fill = (0, 0, 0, 0) if "A" in img.getbands() else "white"
         return img.convert("RGBA" if "A" in img.getbands() else "RGB").rotate(
             -deg, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=fill)
@@ -103,13 +118,16 @@ def sips_transform(img: "Image.Image", name: str, vals: list[str], crop_offset: 
             top, left = crop_offset
         else:
             top, left = (img.height - h) // 2, (img.width - w) // 2
+        check_pixels(w, h, max_pixels, "the cropped image")  # a crop larger than the image is padded out
         return img.crop((left, top, left + w, top + h))
     else:  # pad
         h, w = _positive_int(vals[0], "--padToHeightWidth"), _positive_int(vals[1], "--padToHeightWidth")
+        check_pixels(max(w, img.width), max(h, img.height), max_pixels, "the padded image")
         base = img.convert("RGBA" if "A" in img.getbands() else "RGB")
         canvas = Image.new(base.mode, (max(w, img.width), max(h, img.height)), "#" + pad_color)
         canvas.paste(base, ((canvas.width - img.width) // 2, (canvas.height - img.height) // 2))
         return canvas
+    check_pixels(size[0], size[1], max_pixels, "the resampled image")
     mode = img.mode
     work = img if mode in ("RGB", "RGBA", "L", "LA") else img.convert("RGBA" if "A" in img.getbands() or
                                                                        "transparency" in img.info else "RGB")
