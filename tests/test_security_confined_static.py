@@ -103,6 +103,12 @@ ALLOWLIST: tuple[Allowed, ...] = (
             "writes bytes read through the sandboxed shell into a private TemporaryDirectory for read_numbers"),
     Allowed(f"{_SIM}/screens.py", "render_all", "out_dir.mkdir",
             "the docs screenshot generator's output folder, given on the command line (not a home path)"),
+    Allowed(f"{_SIM}/apps/safari.py", "_database_from", "open",
+            "Python 3.10 only (no sqlite3 deserialize): History.db's bytes, read through the layer, into a private TemporaryDirectory"),
+    Allowed(f"{_SIM}/apps/safari.py", "_database_from", "sqlite3.connect", "opens that private temporary copy (Python 3.10 only)"),
+    Allowed(f"{_SIM}/apps/safari.py", "_database_image", "sqlite3.connect",
+            "Python 3.10 only: the in-memory History.db backed up into a private TemporaryDirectory"),
+    Allowed(f"{_SIM}/apps/safari.py", "_database_image", "open", "reads that private temporary copy back (Python 3.10 only)"),
     # --- package data shipped with mmenvs (read-only, never under the home)
     Allowed(f"{_SIM}/apps/github_model.py", "<module>", "Path(__file__).resolve",
             "locates the package's data/github folder (the offline repositories)"),

@@ -437,7 +437,7 @@ class Forecasts:
         self._now = now  # a callable returning the desktop clock
         self._home = home
         # the home's confined layer (pins are agent-controlled: never followed out of the home)
-        self._files = files if files is not None or home is None else ConfinedDir(home)
+        self.home_files = files if files is not None or home is None else ConfinedDir(home)
         self._pins_key: tuple | None = None
         self._pins: list[dict[str, Any]] = []
 
@@ -456,12 +456,12 @@ class Forecasts:
             return []
         path = self._home / PINS_PATH
         try:
-            st = self._files.lstat(path)
+            st = self.home_files.lstat(path)
             key = (st.st_mtime_ns, st.st_size, st.st_mode)
         except OSError:
             key = None
         if key != self._pins_key:
-            self._pins = load_pins(path, self._files) if key is not None else []
+            self._pins = load_pins(path, self.home_files) if key is not None else []
             self._pins_key = key
         return self._pins
 
