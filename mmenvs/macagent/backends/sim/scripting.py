@@ -180,7 +180,7 @@ class FinderScripting(ScriptableAppBase):
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
         if cls in ("window", "Finder window"):
             if container is None:
-                return [ObjectRef("Finder window", w.id) for w in self.finder.windows]
+                return [ObjectRef("Finder window", w.id) for w in self.finder.browser_windows]
         if cls == "disk" and container is None:
             return [ObjectRef("disk", "/")]
         if cls in ("item", "file", "folder", "document file"):
@@ -216,20 +216,20 @@ class FinderScripting(ScriptableAppBase):
             if prop == "version":
                 return "26.0"
             if prop == "selection":
-                w = self.finder.windows[0] if self.finder.windows else None
+                w = self.finder.browser_windows[0] if self.finder.browser_windows else None
                 if w is None:
                     return [self._ref(home / "Desktop" / n) for n in self.backend.desktop.desktop_selection]
                 return [self._ref(Path(w.state["path"]) / n) for n in w.state.get("selection", [])]
             return super().get_property(obj, prop)
         if obj.cls in ("window", "Finder window"):
-            for w in self.finder.windows:
+            for w in self.finder.browser_windows:
                 if w.id == obj.id:
                     if prop == "target":
                         return self._ref(Path(w.state["path"]))
                     if prop == "name":
                         return w.title
                     if prop == "index":
-                        return self.finder.windows.index(w) + 1
+                        return self.finder.browser_windows.index(w) + 1
             raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
         p = self._path(obj)
         files = self.files

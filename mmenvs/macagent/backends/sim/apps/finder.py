@@ -291,7 +291,7 @@ class FinderApp(App):
     def open_folder(self, path: Path, new: bool = False) -> Window:
         path = Path(path)
         if not new:
-            front = self._front() or (self.windows[0] if self.windows else None)
+            front = self._front_browser() or (self.browser_windows[0] if self.browser_windows else None)
             if front is not None:
                 self.navigate(front, path)
                 self.desktop.raise_window(front)
@@ -305,6 +305,16 @@ class FinderApp(App):
         win.focus_key = "finder:list"
         self.desktop.show_window(win)
         return win
+
+    @property
+    def browser_windows(self) -> list[Window]:
+        """Finder's folder windows, front-most first (its alerts are windows too, browsing nothing)."""
+        return [w for w in self.windows if "path" in w.state]
+
+    def _front_browser(self) -> Window | None:
+        """The front Finder window that browses a folder (not an alert Finder shows, which has no folder)."""
+        front = self._front()
+        return front if front is not None and "path" in front.state else None
 
     def _title(self, path: Path) -> str:
         if self._is_home(path):
@@ -507,7 +517,7 @@ class FinderApp(App):
 
     # ------------------------------------------------------------------ menus
     def app_menus(self) -> list:
-        fw = self._front()
+        fw = self._front_browser()
         folder = Path(fw.state["path"]) if fw is not None else self.home
         sel = self._selected_paths(fw) if fw is not None else []
         return [
@@ -524,7 +534,7 @@ class FinderApp(App):
         ]
 
     def extra_menus(self) -> list:
-        fw = self._front()
+        fw = self._front_browser()
 
         def go(p: Path) -> Any:
             return lambda: self.navigate(fw, p) if fw is not None else self.open_folder(p)
@@ -546,7 +556,7 @@ class FinderApp(App):
     def menus(self) -> list:
         # Finder's Edit menu copies and pastes files when the file list has focus
         out = super().menus()
-        fw = self._front()
+        fw = self._front_browser()
         if fw is not None and fw.focus_key == "finder:list":
             for title, items in out:
                 if title == "Edit":
@@ -571,7 +581,7 @@ class FinderApp(App):
         return {
             "running": True,
             "windows": [{"path": self.desktop.display_path(Path(w.state["path"])), "selection": list(w.state.get("selection", []))}
-                        for w in self.windows],
+                        for w in self.browser_windows],
             "trash": [e.name for e in self.files.listdir(".Trash")] if self.files.is_dir(".Trash") else [],
             "desktop_selection": list(self.desktop.desktop_selection),
         }
