@@ -390,7 +390,7 @@ def load_pins(path: Path, files: ConfinedDir | None = None) -> list[dict[str, An
     except ConfinementError as e:
         if e.errno in (errno.ENOENT, errno.ENOTDIR):
             return []
-        raise PinError(f"{where}: {error_text(e)}") from None
+        raise PinError(error_text(e)) from None  # the layer's message names ~/…/ForecastPins.json
     try:
         data = json.loads(raw.decode("utf-8"))
     except ValueError as e:
