@@ -113,6 +113,22 @@ def test_the_loader_reads_records_summary_and_steps(runs: dict[str, Path]) -> No
     assert [s.event for s in steps] == ["reset", "step", "step"]
     assert INJECTED in steps[1].text and steps[2].score == 1.0
     assert steps[0].images[0].path is not None and steps[0].images[0].path.is_file()
+    index = write_report(runs["echo"]).read_text()
+    assert 'total tokens</div>' in index and '<div class="value">960</div>' in index  # 8 episodes x 120 from the ledgers
+
+
+def test_an_infrastructure_failure_is_shown_apart(runs: dict[str, Path], tmp_path: Path) -> None:
+    run_dir = _copy(runs["echo_oracle"], tmp_path)
+    records = _records(run_dir)
+    records[0].update(score=None, success=None, error="Traceback ...\nInfrastructureFailure: endpoint down",
+                      infra_failure={"kind": "endpoint", "error": "endpoint down"})
+    (run_dir / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (run_dir / "summary.json").unlink()
+    run = load_run(run_dir)
+    assert run.episode(records[0]["task_id"], records[0]["attempt"]).status == "infra"
+    assert run.summary["infra_failures"] == 1 and run.summary["episodes"] == 7
+    index = write_report(run_dir).read_text()
+    assert index.count('data-status="infra"') == 1 and "infrastructure (endpoint): endpoint down" in index
 
 
 def test_a_torn_last_line_and_a_missing_summary_are_survived(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -305,26 +321,30 @@ def browser() -> Iterator[Any]:
 
     binary, driver_path = _chromium()
     profile = tempfile.mkdtemp(prefix="mmenvs-view-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    service = Service(executable_path=driver_path)
-    driver = webdriver.Chrome(service=service, options=options)
-    processes: list[Any] = []
     try:
-        root = psutil.Process(service.process.pid)
-        processes = [root, *root.children(recursive=True)]
-        driver.set_page_load_timeout(PAGE_TIMEOUT)
-        yield driver
-    finally:
-        driver.quit()
-        for process in processes:
+        options = webdriver.ChromeOptions()
+        options.binary_location = binary
+        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        service = Service(executable_path=driver_path)
+        driver = webdriver.Chrome(service=service, options=options)
+        root = psutil.Process(service.process.pid)  # chromedriver; the browser and its renderers are its children
+        try:
+            driver.set_page_load_timeout(PAGE_TIMEOUT)
+            yield driver
+        finally:
             try:
-                wait_until(lambda: not is_running(process.pid), what=f"browser process {process.pid} to exit", timeout=20)
-            except AssertionError:
-                process.kill()  # never leave a browser behind, but say so
-                raise
+                processes = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                processes = [root]
+            driver.quit()
+            for process in processes:
+                try:
+                    wait_until(lambda: not is_running(process.pid), what=f"browser process {process.pid} to exit", timeout=20)
+                except AssertionError:
+                    process.kill()  # never leave a browser behind, but say so
+                    raise
+    finally:
         shutil.rmtree(profile, ignore_errors=True)
 
 
@@ -385,6 +405,8 @@ def test_a_report_of_each_env_opens_in_the_browser(browser: Any, runs: dict[str,
     new_images = sum(len(line["info"].get("images", [])) for line in recorded)
     assert len(browser.find_elements(By.CSS_SELECTOR, "figure img")) >= new_images
     _assert_not_blank(browser, f"{name} episode page")
+    policy = browser.find_element(By.CSS_SELECTOR, "meta[http-equiv='Content-Security-Policy']").get_attribute("content")
+    assert "default-src 'none'" in policy and "img-src 'self' data:" in policy  # nothing from the network
 
     if name == "macagent":  # the click is marked where the action points, on the screen it was taken on
         clicks = [(line["step"], line["action"]) for line in recorded

@@ -97,7 +97,10 @@ class Run:
     warnings: list[str] = field(default_factory=list)
 
     def episode(self, task_id: str, attempt: int) -> Episode | None:
-        return next((e for e in self.episodes if e.key == (task_id, attempt)), None)
+        """The episode of ``task_id`` and ``attempt``, if the run has it."""
+        if len(getattr(self, "_by_key", ())) != len(self.episodes):
+            self._by_key = {e.key: e for e in self.episodes}
+        return self._by_key.get((task_id, attempt))
 
     def has_ledger(self) -> bool:
         return any(isinstance(e.record.get("ledger"), dict) for e in self.episodes)
