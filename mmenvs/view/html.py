@@ -45,8 +45,8 @@ table.sortable th[aria-sort=ascending]::after { content: " \\25B2"; } table.sort
 .step .body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.2fr); gap: 12px; }
 .step .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .cut { color: var(--warn); font-size: 12px; font-weight: 600; }
-.shot { position: relative; display: inline-block; max-width: 100%; line-height: 0; margin: 4px 0; }
-.shot img { max-width: 100%; max-height: 600px; width: auto; height: auto; border: 1px solid var(--line); }
+.shot { position: relative; display: inline-block; max-width: 100%; line-height: 0; margin: 4px 0; outline: 1px solid var(--line); }
+.shot img { max-width: 100%; max-height: 600px; width: auto; height: auto; display: block; }
 .shot svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; pointer-events: none; }
 figure { margin: 4px 0 10px; } figcaption { color: var(--muted); font-size: 12px; }
 .noimage { display: inline-block; border: 1px dashed var(--bad); color: var(--bad); padding: 10px 14px; margin: 4px 0; }

@@ -24,11 +24,12 @@ class _ReportHandler(SimpleHTTPRequestHandler):
         self.allowed = allowed
         super().__init__(*args, **kwargs)
 
-    def translate_path(self, path: str) -> str:
-        local = os.path.realpath(super().translate_path(path))
-        if os.path.isfile(local) and any(local == root or local.startswith(root + os.sep) for root in self.allowed):
-            return local
-        return os.path.join(self.directory, "\0not-served")  # a path that cannot exist: 404
+    def send_head(self) -> Any:
+        local = os.path.realpath(self.translate_path(self.path))  # symlinks resolved: a link out is outside
+        if not (os.path.isfile(local) and any(local.startswith(root + os.sep) for root in self.allowed)):
+            self.send_error(404, "not part of this report")
+            return None
+        return super().send_head()
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:
         self.send_error(404, "folders are not listed")
