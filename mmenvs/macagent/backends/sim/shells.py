@@ -133,4 +133,4 @@ class ShellSessions:
     def _start_session(sh: "ShellSandbox") -> None:
         from .bridge import session_script
 
-        sh.run(session_script())
+        sh.run(session_script(), trusted=True)  # its functions must land in the shell even over the home budget

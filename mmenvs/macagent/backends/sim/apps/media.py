@@ -462,6 +462,9 @@ class MediaTools(App):
                     return "", f"Error reading input file {in_file}.\n", 1
                 # at most 4 bytes a character: a larger file cannot be within the text budget
                 limit = 4 * ctx.backend.budget.speech_chars + 4
+                size = _home(ctx).lstat(p).st_size
+                if size > limit:
+                    check_limit("speech_chars", ctx.backend.budget.speech_chars, size, f"say: a text file of {size:,} bytes")
                 text = _home(ctx).read_bytes(p, limit=limit).decode("utf-8", errors="replace")
         else:
             text = " ".join(words) if words else stdin
