@@ -9,9 +9,10 @@ the failure mode and whose message tells the agent what to send instead.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 
 class ActionError(ValueError):
@@ -104,13 +105,114 @@ def control_word(text: str) -> Control | None:
     return stripped if stripped in CONTROL_WORDS else None  # type: ignore[return-value]
 
 
-def parse_tool_call(action: str | dict[str, Any]) -> ToolCall:
+def parse_tool_call(action: str | dict[str, Any], *, max_argument_chars: int | None = None) -> ToolCall:
     """Parse one tool call from a dict or from text.
 
     Accepted: ``{"name": ..., "arguments": {...}}`` (also ``"parameters"``/``"args"``/``"param"`` for the
     arguments, arguments given as a JSON string, OpenAI's ``{"function": {...}}`` nesting), a list
     holding exactly one such call, inside ``<tool_call>`` tags or a ```json fence, or with prose around it.
+    An argument whose JSON form is longer than ``max_argument_chars`` (default: the episode budget's
+    ``tool_argument_chars``) is refused with ``BudgetExceeded`` before any tool validates it.
     """
+    call = _parse_tool_call(action)
+    check_argument_sizes(call.name, call.arguments, max_argument_chars)
+    return call
+
+
+def check_argument_sizes(tool: str, arguments: Any, max_chars: int | None = None) -> None:
+    """Refuse (``BudgetExceeded`` naming ``tool_argument_chars``) a tool argument whose JSON form is longer
+    than ``max_chars`` (default: the default budget's): a string by its length, a list or dict by its
+    JSON size, counted without building the JSON and stopping at the limit."""
+    from .budget import DEFAULT_BUDGET, check_limit  # budget imports this module
+
+    limit = DEFAULT_BUDGET.tool_argument_chars if max_chars is None else int(max_chars)
+    items = arguments.items() if isinstance(arguments, Mapping) else enumerate(arguments if isinstance(arguments, (list, tuple)) else ())
+    for key, value in items:
+        size = json_size(value, limit)
+        if size > limit:
+            check_limit("tool_argument_chars", limit, size, f"{tool}: the argument {str(key)[:64]!r} (at least {size:,} characters as JSON)")
+
+
+def json_size(value: Any, limit: int | None = None) -> int:
+    """About how many characters ``value`` takes as JSON (strings by length plus quotes, escapes not
+    counted), walked without building the text. Stops once past ``limit`` (returning the count so far, a
+    lower bound above the limit), so a gigabyte argument costs little to measure; a cycle counts as past
+    any limit."""
+    bound = math.inf if limit is None else int(limit)
+    total = 0
+    stack: list[Any] = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, (bool, type(None))):
+            total += 5
+        elif isinstance(item, int):
+            total += len(str(item)) if -10**18 < item < 10**18 else item.bit_length() // 3 + 1  # no str() of a huge int
+        elif isinstance(item, float):
+            total += 24
+        elif isinstance(item, Mapping):
+            if id(item) in seen:
+                return int(min(bound, 2**62)) + 1
+            seen.add(id(item))
+            total += 2 + 2 * len(item)
+            for key, member in item.items():
+                stack.append(key if isinstance(key, str) else str(key)[:64])
+                stack.append(member)
+        elif isinstance(item, (list, tuple)):
+            if id(item) in seen:
+                return int(min(bound, 2**62)) + 1
+            seen.add(id(item))
+            total += 2 + len(item)
+            stack.extend(item)
+        else:  # numpy arrays and other objects a code-mode call may pass
+            nbytes = getattr(item, "nbytes", None)
+            total += int(nbytes) * 4 if isinstance(nbytes, int) else 24
+        if total > bound:
+            return total
+    return total
+
+
+#: What one logged string or list keeps at most (``clip_for_log``).
+LOG_STRING_CHARS = 2_000
+LOG_ITEMS = 64
+_LOG_DEPTH = 8
+
+
+def clip_for_log(value: Any, max_string: int = LOG_STRING_CHARS, max_items: int = LOG_ITEMS, _depth: int = 0) -> Any:
+    """A copy of ``value`` small enough for a call log: long strings cut with a marker saying how much
+    was left out, long lists and dicts cut to ``max_items``, deep nesting and other objects summarised.
+    Logs keep what an agent sent or got for judges and metrics; they must not keep a gigabyte of it."""
+    if isinstance(value, str):
+        return value if len(value) <= max_string else value[:max_string] + f"…[{len(value) - max_string:,} more characters not logged]"
+    if value is None or isinstance(value, (bool, int, float)):
+        if isinstance(value, int) and not isinstance(value, bool) and not -10**18 < value < 10**18:
+            return f"[an integer of {value.bit_length():,} bits]"
+        return value
+    if _depth >= _LOG_DEPTH:
+        return f"[{type(value).__name__} nested too deeply to log]"
+    if isinstance(value, Mapping):
+        out = {}
+        for index, (key, member) in enumerate(value.items()):
+            if index >= max_items:
+                out["…"] = f"[{len(value) - max_items:,} more entries not logged]"
+                break
+            out[clip_for_log(key if isinstance(key, str) else str(key)[:max_string], max_string, max_items, _depth + 1)] = \
+                clip_for_log(member, max_string, max_items, _depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        kept = [clip_for_log(member, max_string, max_items, _depth + 1) for member in value[:max_items]]
+        if len(value) > max_items:
+            kept.append(f"[{len(value) - max_items:,} more items not logged]")
+        return kept
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):
+        return f"[{type(value).__name__} of shape {shape}]"
+    return clip_for_log(repr(value)[: max_string + 1], max_string, max_items, _depth + 1)
+
+
+def _parse_tool_call(action: str | dict[str, Any]) -> ToolCall:
     if isinstance(action, dict):
         return _tool_call_from_obj(action)
     if not isinstance(action, str):

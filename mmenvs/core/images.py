@@ -11,6 +11,13 @@ the env — and unpacked on each read. Screenshot histories (3 MB a 1280×800 fr
 a twentieth of that, while the newest images stay raw for the agent and the recorder. The raw buffer
 of a packed image is reused for the next image of its shape unless someone still holds it: a fresh
 multi-megabyte array costs a millisecond or more of page faults.
+
+A store also has a pixel budget (from the episode's :class:`~mmenvs.core.budget.EpisodeBudget`):
+``add`` refuses, before copying anything, an image over ``image_pixels`` or one that would take what
+the store holds over ``image_store_pixels``. What is held counts a raw image by its pixels and a
+packed one by its packed size (in pixels of that image's depth), so a long screenshot history that
+packs well stays cheap while incompressible images meet the limit. ``check_new`` is the same check for
+a tool that knows its output's size before it allocates it.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import numpy as np
 import zstandard
 from PIL import Image
 
+from .budget import DEFAULT_BUDGET, EpisodeBudget, check_limit
 from .spaces import to_rgb
 
 _ID_PATTERN = re.compile(r"^img_(\d+)$")
@@ -95,13 +103,14 @@ class _Pixels:
     outside the store still holds the array before handing its memory to the next image.
     """
 
-    __slots__ = ("raw", "packed", "shape", "lock")
+    __slots__ = ("raw", "packed", "shape", "lock", "held")
 
     def __init__(self, raw: np.ndarray, lock: threading.Lock) -> None:
         self.raw: np.ndarray | None = raw
         self.packed: bytes | None = None
         self.shape = raw.shape
         self.lock = lock
+        self.held = _pixel_count(raw.shape)  # what this image costs the store's budget, in pixels
 
     def get(self) -> np.ndarray:
         with self.lock:
@@ -146,16 +155,42 @@ class ImageRecord:
         return int(self.array.shape[1]), int(self.array.shape[0])
 
 
+def _pixel_count(shape: tuple[int, ...]) -> int:
+    return int(shape[0]) * int(shape[1]) if len(shape) >= 2 else int(np.prod(shape))
+
+
+def _check_array_form(dtype: np.dtype, shape: tuple[int, ...]) -> None:
+    if dtype != np.uint8:
+        raise ValueError(f"ImageStore.add: expected a uint8 image, got dtype {dtype}")
+    if not (len(shape) == 2 or (len(shape) == 3 and shape[2] in (1, 3, 4))):
+        raise ValueError(f"ImageStore.add: expected shape H×W, H×W×1, H×W×3 or H×W×4, got {shape}")
+
+
+def _shape_of(image: Any) -> tuple[int, ...] | None:
+    """The array shape ``image`` would have, without converting it (None when unknown)."""
+    if isinstance(image, np.ndarray):
+        return image.shape
+    if isinstance(image, Image.Image):
+        return (image.height, image.width)
+    shape = getattr(image, "shape", None)
+    return tuple(shape) if isinstance(shape, tuple) else None
+
+
 class ImageStore:
     """Append-only image store for one episode. Ids are ``img_<n>`` in insertion order.
 
     Arrays are uint8, H×W (gray) or H×W×3 (RGB) or H×W×4 (RGBA); they are copied on ``add`` and
     frozen (``writeable=False``) so neither the agent's tools nor the caller can alter an original.
+    ``budget`` sets the pixel limits (``image_pixels``, ``image_store_pixels``; the defaults of
+    :class:`~mmenvs.core.budget.EpisodeBudget` when not given).
     """
 
-    def __init__(self, max_raw_bytes: int | None = None) -> None:
+    def __init__(self, max_raw_bytes: int | None = None, *, budget: EpisodeBudget | None = None) -> None:
         self._records: list[ImageRecord] = []
         self.max_raw_bytes = max_raw_bytes
+        self.budget = budget or DEFAULT_BUDGET
+        self._held_pixels = 0  # raw images by their pixels, packed ones by their packed size (guarded by _lock)
+        self._generation = 0  # bumped by clear(), so a packing finishing afterwards does not count
         self._raw: list[tuple[int, _Pixels]] = []  # (bytes, pixels) of images not yet sent to packing
         self._raw_bytes = 0
         self._packing: deque[Future] = deque()  # packings queued or running
@@ -170,14 +205,21 @@ class ImageStore:
         op: str | None = None,
         meta: dict[str, Any] | None = None,
     ) -> str:
-        """Store a copy of ``image`` and return its new id. ``parents`` must be ids already stored."""
+        """Store a copy of ``image`` and return its new id. ``parents`` must be ids already stored.
+
+        Raises :class:`~mmenvs.core.budget.BudgetExceeded` (before copying) for an image over the
+        per-image pixel limit or one the store's budget cannot hold."""
+        shape = _shape_of(image)
+        if isinstance(image, np.ndarray):  # refused before the copy, which is the allocation
+            _check_array_form(image.dtype, image.shape)
+        if shape is not None and len(shape) >= 2:
+            if shape[0] == 0 or shape[1] == 0:
+                raise ValueError(f"ImageStore.add: empty image of shape {tuple(shape)}")
+            self.check_new(int(shape[1]), int(shape[0]), "the image")
         if isinstance(image, Image.Image) and image.mode not in ("L", "RGB", "RGBA"):
             image = image.convert("RGB")
         array = self._copy(image)
-        if array.dtype != np.uint8:
-            raise ValueError(f"ImageStore.add: expected a uint8 image, got dtype {array.dtype}")
-        if not (array.ndim == 2 or (array.ndim == 3 and array.shape[2] in (1, 3, 4))):
-            raise ValueError(f"ImageStore.add: expected shape H×W, H×W×1, H×W×3 or H×W×4, got {array.shape}")
+        _check_array_form(array.dtype, array.shape)
         if array.ndim == 3 and array.shape[2] == 1:
             array = array[:, :, 0]
         if array.shape[0] == 0 or array.shape[1] == 0:
@@ -187,8 +229,12 @@ class ImageStore:
             self._index(parent)  # raises with a clear message for unknown parents
         array = np.ascontiguousarray(array)
         array.flags.writeable = False
+        if shape is None:  # not an array or image up front: checked now, before it is kept
+            self.check_new(int(array.shape[1]), int(array.shape[0]), "the image")
         image_id = f"img_{len(self._records)}"
         pixels = _Pixels(array, self._lock)
+        with self._lock:
+            self._held_pixels += pixels.held
         self._records.append(ImageRecord(image_id, pixels, parent_ids, op, dict(meta or {})))
         if self.max_raw_bytes is not None:
             self._raw.append((array.nbytes, pixels))
@@ -196,12 +242,27 @@ class ImageStore:
             while self._raw_bytes > self.max_raw_bytes and len(self._raw) > 1:  # the newest stays raw
                 nbytes, oldest = self._raw.pop(0)
                 self._raw_bytes -= nbytes
-                self._packing.append(_run_packer(functools.partial(self._pack, oldest)))
+                self._packing.append(_run_packer(functools.partial(self._pack, oldest, self._generation)))
             while self._packing and self._packing[0].done():
                 self._packing.popleft().result()  # a packing error surfaces here
             while len(self._packing) > _MAX_PENDING:
                 self._packing.popleft().result()
         return image_id
+
+    def check_new(self, width: int, height: int, what: str = "the image") -> None:
+        """Refuse (``BudgetExceeded``) a new ``width`` × ``height`` image over ``image_pixels`` or one that
+        would take the store over ``image_store_pixels``: for tools to call before they allocate it."""
+        self.budget.check_image(width, height, what)
+        pixels = int(width) * int(height)
+        held = self.held_pixels()
+        if held + pixels > self.budget.image_store_pixels:
+            check_limit("image_store_pixels", self.budget.image_store_pixels, held + pixels,
+                        f"{what} of {width}x{height} pixels, added to the {held:,} pixels this episode's images hold,")
+
+    def held_pixels(self) -> int:
+        """What the stored images cost the budget now: raw ones by pixels, packed ones by packed size."""
+        with self._lock:
+            return self._held_pixels
 
     def _copy(self, image: np.ndarray | Image.Image) -> np.ndarray:
         """A private copy of ``image``, into the spare buffer when it has the same shape."""
@@ -218,7 +279,7 @@ class ImageStore:
         np.copyto(spare, image)
         return spare
 
-    def _pack(self, pixels: _Pixels) -> None:
+    def _pack(self, pixels: _Pixels, generation: int) -> None:
         """On the packing thread: pack, drop the raw array, and keep its buffer as the spare when no
         caller holds it (references left: ``raw`` here and getrefcount's argument)."""
         raw = pixels.raw
@@ -228,6 +289,11 @@ class ImageStore:
         with self._lock:
             pixels.packed = packed  # set before raw is dropped, so a reader always finds one
             pixels.raw = None
+            depth = max(1, raw.nbytes // max(1, _pixel_count(raw.shape)))
+            if generation == self._generation:  # a store cleared meanwhile no longer counts it
+                packed_pixels = -(-len(packed) // depth)
+                self._held_pixels += packed_pixels - pixels.held
+                pixels.held = packed_pixels
             if self._spare is None and raw.base is None and sys.getrefcount(raw) == 2:
                 self._spare = raw
 
@@ -293,6 +359,9 @@ class ImageStore:
 
     def clear(self) -> None:
         """Forget every image (a new episode starts)."""
+        with self._lock:
+            self._held_pixels = 0
+            self._generation += 1
         self._records.clear()
         self._raw.clear()
         self._raw_bytes = 0
