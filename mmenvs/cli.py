@@ -74,7 +74,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     out = args.out or f"runs/{args.env_id}-{args.agent.replace(':', '_')}"
     try:
         summary = evaluate(args.env_id, agent=args.agent, tasks=args.tasks, attempts=args.attempts, workers=args.workers,
-                           env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, out=out, seed=args.seed, resume=args.resume)
+                           env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, out=out, seed=args.seed, resume=args.resume,
+                           ray_address=args.ray)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished episodes are in {Path(out) / 'episodes.jsonl'}; "
               f"run the same command with --resume to continue", file=sys.stderr)
@@ -122,7 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--agent", default="oracle", help="random | oracle | llm | package.module:ClassName")
     evaluation.add_argument("--tasks", default="all", help="all | N (first N) | comma-separated task ids")
     evaluation.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass@k / pass^k)")
-    evaluation.add_argument("--workers", type=int, default=1, help="worker processes")
+    evaluation.add_argument("--workers", type=int, default=1, help="worker processes (with --ray: Ray actors)")
+    evaluation.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                            help="run the episodes on Ray actors (one env each; see docs/ray.md): without ADDRESS a "
+                                 "private local instance, else the cluster to connect to (auto, ray://HOST:10001)")
     evaluation.add_argument("--env-kwargs", default="", help="JSON object passed to gym.make")
     evaluation.add_argument("--agent-kwargs", default="", help="JSON object passed to the agent's constructor")
     evaluation.add_argument("--seed", type=int, default=0)

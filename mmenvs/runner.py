@@ -62,15 +62,27 @@ def _env_for(job: EpisodeJob) -> gym.Env:
     return env
 
 
+def base_record(job: EpisodeJob) -> dict[str, Any]:
+    """The record of an episode before it runs (score 0, no steps): what ``run_episode`` fills in."""
+    return {"env_id": job.env_id, "task_id": job.task_id, "attempt": job.attempt, "seed": job.seed,
+            "agent": job.agent, "score": 0.0, "success": False, "steps": 0, "return": 0.0,
+            "terminated": False, "truncated": False, "task_meta": {}, "error": None}
+
+
+def infra_failure_record(job: EpisodeJob, *, kind: str, error: str, traceback_text: str | None = None) -> dict[str, Any]:
+    """The record of an episode the infrastructure failed (an endpoint, a Ray actor that kept dying):
+    ``infra_failure`` set, ``score``/``success`` None, so it is counted apart and never scored."""
+    return {**base_record(job), "score": None, "success": None, "error": traceback_text or error,
+            "infra_failure": {"kind": kind, "error": error}}
+
+
 def run_episode(job: EpisodeJob) -> dict[str, Any]:
     """Run one episode and return its record. Never raises (but for Ctrl-C): a crash becomes
     ``record["error"]`` (scored 0); an ``InfrastructureFailure`` also sets ``record["infra_failure"]``
     and ``score``/``success`` to None (not scored)."""
     from mmenvs.baselines import InfrastructureFailure, load_agent
 
-    record: dict[str, Any] = {"env_id": job.env_id, "task_id": job.task_id, "attempt": job.attempt, "seed": job.seed,
-                              "agent": job.agent, "score": 0.0, "success": False, "steps": 0, "return": 0.0,
-                              "terminated": False, "truncated": False, "task_meta": {}, "error": None}
+    record = base_record(job)
     recorder = None
     agent = None
     try:
@@ -176,8 +188,10 @@ def plan_jobs(
 
 
 def run_jobs(jobs: Sequence[EpisodeJob], *, workers: int = 1, progress: bool = True,
-             on_record: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run ``jobs`` (in-process for one worker, else in a spawn-based process pool) and return their
+             on_record: Callable[[dict[str, Any]], None] | None = None,
+             ray_address: str | None = None) -> list[dict[str, Any]]:
+    """Run ``jobs`` (in-process for one worker, else in a spawn-based process pool; with ``ray_address``
+    on ``workers`` Ray actors, see ``mmenvs.distributed.ray_runner``) and return their
     records in job order. ``on_record`` sees each record as it finishes. On Ctrl-C the workers are
     ended (their envs closed) and ``KeyboardInterrupt`` propagates; records already passed to
     ``on_record`` are kept."""
@@ -209,7 +223,11 @@ def run_jobs(jobs: Sequence[EpisodeJob], *, workers: int = 1, progress: bool = T
             on_record(record)
 
     try:
-        if workers <= 1:
+        if ray_address is not None:  # "local" starts a private Ray instance; else the cluster to connect to
+            from mmenvs.distributed.ray_runner import run_on_ray
+
+            run_on_ray(jobs, finish, address=ray_address, actors=workers)
+        elif workers <= 1:
             try:
                 for index, job in enumerate(jobs):
                     finish(index, run_episode(job))
@@ -298,11 +316,13 @@ def evaluate(
     progress: bool = True,
     record_steps: bool = True,
     resume: bool = False,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Run an evaluation and write ``episodes.jsonl``, ``summary.json`` and ``summary.png`` under ``out``.
 
     ``resume``: keep the records of ``out/episodes.jsonl`` for planned episodes that finished (all but
-    infrastructure failures) and run only the others; the summary covers both.
+    infrastructure failures) and run only the others; the summary covers both. ``ray_address``: run
+    the episodes on ``workers`` Ray actors (``"local"``: a private local instance; else a cluster address).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -321,7 +341,7 @@ def evaluate(
             handle.write(json.dumps(to_jsonable(record), ensure_ascii=False) + "\n")
             handle.flush()
 
-        records = run_jobs(jobs, workers=workers, progress=progress, on_record=write)
+        records = run_jobs(jobs, workers=workers, progress=progress, on_record=write, ray_address=ray_address)
     summary = summarize(env_id, kept + records, attempts)
     if resume:
         summary["resumed_episodes"] = len(kept)
