@@ -181,7 +181,7 @@ def plan_jobs(
     jobs = []
     for task_id in task_ids:
         for attempt in range(attempts):
-            record_dir = str(Path(out) / "episodes" / f"{_safe(task_id)}__a{attempt}") if out else None
+            record_dir = str(Path(out) / "episodes" / episode_dir_name(task_id, attempt)) if out else None
             jobs.append(EpisodeJob(env_id, task_id, attempt, agent, seed + attempt, dict(env_kwargs or {}),
                                    dict(agent_kwargs or {}), record_dir))
     return jobs
@@ -485,5 +485,11 @@ def _groupable(value: Any) -> bool:
     return isinstance(value, (str, int, bool)) or (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value))
 
 
-def _safe(name: str) -> str:
+def safe_file_name(name: str) -> str:
+    """``name`` with every character but letters, digits and ``-_.`` replaced by ``_`` (at most 120)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120]
+
+
+def episode_dir_name(task_id: str, attempt: int) -> str:
+    """The folder of one episode's step records under ``<run>/episodes/`` (``mmenvs view`` reads it back)."""
+    return f"{safe_file_name(task_id)}__a{attempt}"

@@ -27,7 +27,7 @@ from mmenvs.macagent import bench as mac_bench
 
 PEER_REASON = peer_missing()
 needs_peer = pytest.mark.skipif(PEER_REASON is not None,
-                                reason=f"MiniWoB++ peer absent here ({PEER_REASON}); CI does not install Chromium")
+                                reason=f"MiniWoB++ peer absent here ({PEER_REASON}); CI installs Chromium but not the MiniWoB++ extra (./setup.sh --peers)")
 
 
 def assert_well_formed(rows: list[dict[str, Any]]) -> None:

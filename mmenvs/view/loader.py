@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from mmenvs.runner import episode_dir_name
+
 #: Observation/action text longer than this is cut (with a marker saying how much was left out).
 MAX_TEXT_CHARS = 20_000
 #: An image id is a plain file stem (the image store's ids are ``img_<n>``); anything else is refused.
@@ -70,7 +72,7 @@ class Episode:
     @property
     def slug(self) -> str:
         """A file-name-safe id, unique within the run (the episode folder's name)."""
-        return self.folder.name if self.folder is not None else episode_folder_name(self.task_id, self.attempt)
+        return self.folder.name if self.folder is not None else episode_dir_name(self.task_id, self.attempt)
 
     @property
     def status(self) -> str:
@@ -104,13 +106,6 @@ class Run:
 
     def has_ledger(self) -> bool:
         return any(isinstance(e.record.get("ledger"), dict) for e in self.episodes)
-
-
-def episode_folder_name(task_id: str, attempt: int) -> str:
-    """The folder ``mmenvs eval`` records an episode in (``plan_jobs``' naming)."""
-    from mmenvs.runner import _safe
-
-    return f"{_safe(task_id)}__a{attempt}"
 
 
 def cut_text(text: str, limit: int = MAX_TEXT_CHARS) -> tuple[str, int]:
@@ -162,9 +157,9 @@ def load_run(folder: str | Path) -> Run:
 
     episodes: list[Episode] = []
     for key, record in latest.items():
-        candidate = episodes_dir / episode_folder_name(*key)
+        candidate = episodes_dir / episode_dir_name(*key)
         episodes.append(Episode(key, record, candidate if candidate.is_dir() and inside(candidate, folder) else None))
-    known = {e.folder.name for e in episodes if e.folder is not None} | {episode_folder_name(*k) for k in latest}
+    known = {e.folder.name for e in episodes if e.folder is not None} | {episode_dir_name(*k) for k in latest}
     if episodes_dir.is_dir():
         for candidate in sorted(episodes_dir.iterdir()):
             if candidate.name in known or not candidate.is_dir() or not inside(candidate, folder):

@@ -475,9 +475,9 @@ def write_comparison(run_a: str | Path, run_b: str | Path, out: str | Path | Non
                      embed_images: bool = False) -> Path:
     """Write a side-by-side report of two runs (``out`` defaults to ``RUN_A/compare-<B>.html``)."""
     a, b = load_run(run_a), load_run(run_b)
-    from mmenvs.runner import _safe
+    from mmenvs.runner import safe_file_name
 
-    out = _resolve_out(out, a.folder / f"compare-{_safe(b.folder.name)}.html")
+    out = _resolve_out(out, a.folder / f"compare-{safe_file_name(b.folder.name)}.html")
     folder = _prepare_pages(out)
     keys = sorted({e.key for e in a.episodes} | {e.key for e in b.episodes})
     rows = []
