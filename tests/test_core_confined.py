@@ -171,3 +171,24 @@ def test_read_head_reads_only_the_start_of_a_regular_file(setup):
     os.mkfifo(home / "Desktop" / "pipe")
     with pytest.raises(ConfinementError):
         confined.read_head("Desktop/pipe", 5)  # refused at once, never waiting for a writer
+
+
+def test_listdir_without_stat_gives_names_and_kinds_only(setup):
+    confined, home, outside = setup
+    os.symlink(outside, home / "Desktop" / "link.txt")
+    os.mkfifo(home / "Desktop" / "pipe")
+    (home / "Desktop" / "folder").mkdir()
+    quick = [(e.name, e.kind, e.size) for e in confined.listdir("Desktop", stat=False)]
+    assert quick == [("folder", "dir", 0), ("link.txt", "symlink", 0), ("note.txt", "file", 0), ("pipe", "other", 0)]
+    assert [(e.name, e.kind) for e in confined.listdir("Desktop")] == [(n, k) for n, k, _ in quick]
+
+
+def test_clear_empties_a_folder_without_following_links(setup):
+    confined, home, outside = setup
+    (home / "Desktop" / "sub" / "deeper").mkdir(parents=True)
+    os.symlink(outside.parent, home / "Desktop" / "sub" / "out")  # a link to the folder holding the secret
+    os.mkfifo(home / "Desktop" / "pipe")
+    confined.clear("Desktop")
+    assert confined.listdir("Desktop") == [] and outside.read_text() == "HOST SECRET"
+    with pytest.raises(ConfinementError):
+        confined.clear("Desktop/missing")

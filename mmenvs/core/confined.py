@@ -303,15 +303,19 @@ class ConfinedDir:
     def is_dir(self, path: str | os.PathLike[str]) -> bool:
         return self.kind(path) == "dir"
 
-    def listdir(self, path: str | os.PathLike[str] = ".", *, limit: int = 100_000) -> list[Entry]:
+    def listdir(self, path: str | os.PathLike[str] = ".", *, limit: int = 100_000, stat: bool = True) -> list[Entry]:
         """The entries of the folder ``path``, sorted by name (symlinks listed as such, never followed);
-        at most ``limit`` entries are read."""
+        at most ``limit`` entries are read. ``stat=False``: names and kinds only, from the folder's own
+        records (no stat call per entry; ``size`` and ``mtime`` are 0) — for listings redrawn every frame."""
         entries = []
         with self._dir_fd(path, "list") as fd:
             with os.scandir(fd) as scan:
                 for item in scan:
                     if len(entries) >= limit:
                         break
+                    if not stat:
+                        entries.append(Entry(item.name, _dirent_kind(item), 0, 0.0))
+                        continue
                     try:
                         info = item.stat(follow_symlinks=False)
                     except OSError:
@@ -385,6 +389,21 @@ class ConfinedDir:
         with self._parent_fd(path, "delete") as (parent_fd, name):
             _remove_tree(parent_fd, name)
 
+    def clear(self, path: str | os.PathLike[str] = ".") -> None:
+        """Delete everything inside the folder ``path`` (the folder itself stays), by directory fds: a symlink
+        inside is removed as a link, never followed."""
+        with self._dir_fd(path, "empty") as fd:
+            try:
+                with os.scandir(fd) as scan:
+                    children = [(item.name, item.is_dir(follow_symlinks=False)) for item in scan]
+                for name, is_dir in children:
+                    if is_dir:
+                        _remove_tree(fd, name)
+                    else:
+                        os.unlink(name, dir_fd=fd)
+            except OSError as exc:
+                raise self._fail(exc, path, "empty") from None
+
     def copy(self, source: str | os.PathLike[str], target: str | os.PathLike[str], *, replace: bool = False) -> None:
         """Copy the file or folder ``source`` to ``target`` (symlinks inside are copied as links, never followed;
         special files are refused)."""
@@ -456,6 +475,18 @@ def _kind(mode: int) -> EntryKind:
     if stat_module.S_ISREG(mode):
         return "file"
     return "other"
+
+
+def _dirent_kind(item: os.DirEntry) -> EntryKind:
+    """An entry's kind from its directory record (``d_type``; an lstat only where the file system has none)."""
+    try:
+        if item.is_symlink():
+            return "symlink"
+        if item.is_dir(follow_symlinks=False):
+            return "dir"
+        return "file" if item.is_file(follow_symlinks=False) else "other"
+    except OSError:
+        return "other"  # removed while listing
 
 
 def _remove_tree(parent_fd: int, name: str) -> None:

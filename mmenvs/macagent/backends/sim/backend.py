@@ -6,6 +6,7 @@ import functools
 import os
 import posixpath
 import stat
+import traceback
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,14 +26,20 @@ from .shells import ShellSessions
 BUTTONS = ("left", "right", "middle")
 
 
-class SimInternalError(BackendError):
+class SimInternalError(RuntimeError):
     """A fault inside the simulated desktop while handling valid input (a bug in the sim, not the
-    agent's mistake). It is a ``BackendError`` so an episode reports it instead of crashing;
-    the original exception is chained as ``__cause__``."""
+    agent's mistake); the original exception is chained as ``__cause__``. It is not a
+    ``BackendError`` (the agent did nothing wrong): the env reports the step's error as "internal"
+    and calls :meth:`SimBackend.recover`, which restarts ``app``, the app it came from (None: unknown)."""
+
+    def __init__(self, message: str, app: str | None = None) -> None:
+        super().__init__(message)
+        self.app = app
 
 
 def _guarded(fn: Any) -> Any:
-    """Let ``BackendError`` through; turn any other exception into ``SimInternalError``."""
+    """Let ``BackendError`` through; turn any other exception into ``SimInternalError`` naming the
+    app whose code raised it."""
 
     @functools.wraps(fn)
     def run(self: "SimBackend", *args: Any, **kwargs: Any) -> Any:
@@ -41,11 +48,14 @@ def _guarded(fn: Any) -> Any:
         except BackendError:
             raise
         except Exception as exc:  # noqa: BLE001 - reported with its type, message and traceback chained
+            app = None
             if self.desktop is not None:
                 self.desktop.pressed = None  # do not leave a half-finished drag behind
                 self.desktop.invalidate()
-            raise SimInternalError(f"internal error in the simulated desktop during {fn.__name__}: "
-                                   f"{type(exc).__name__}: {exc}") from exc
+                app = _faulting_app(exc, self.desktop)
+            where = f" in {app}" if app else ""
+            raise SimInternalError(f"internal error in the simulated desktop{where} during {fn.__name__}: "
+                                   f"{type(exc).__name__}: {_bounded(str(exc))}", app) from exc
 
     return run
 
@@ -93,9 +103,6 @@ class SimBackend(MacBackend):
         # is emptied: still running, they could write into the next episode's home.
         self.shells.new_episode()
         _wipe(home)
-        home_files = ConfinedDir(home)
-        for d in STANDARD_DIRS:
-            home_files.mkdir(d, exist_ok=True)
         desk = Desktop(self.screen_size, home, now.replace(tzinfo=None) if now.tzinfo else now,
                        buffers=self._frame_buffers)
         for cls in app_classes():
@@ -108,6 +115,39 @@ class SimBackend(MacBackend):
 
         self.prefs = Preferences(self)
         self.applescript_host = None
+
+    def recover(self, error: BaseException) -> str | None:
+        """Repair the desktop after an internal error ``error`` (a fault of the sim, see
+        :class:`SimInternalError`): the app whose code raised it is restarted, as a crashed app is on
+        a Mac (its windows close, its unsaved state is gone; files stay), and menus and drags in
+        progress end. Returns what was done, for the agent; "" when no app was at fault."""
+        desk = self.desktop
+        if desk is None:
+            return ""
+        desk.menu = None
+        desk.pressed = None
+        desk.mods = set()
+        desk.invalidate()
+        name = error.app if isinstance(error, SimInternalError) and error.app else _faulting_app(error, desk)
+        if name is None or name not in desk.apps:
+            return ""
+        self.restart_app(name)
+        return f"{name} quit unexpectedly and was restarted (its windows closed; files on disk are kept)."
+
+    def restart_app(self, name: str) -> None:
+        """Replace app ``name`` by a fresh instance: its windows close without asking, its state is new."""
+        desk = self.current_desktop()
+        old = desk.apps[name]
+        for win in [w for w in desk.windows if w.app is old]:
+            win.release()
+        desk.windows = [w for w in desk.windows if w.app is not old]
+        fresh = type(old)(desk)
+        desk.apps[name] = fresh
+        if name == "Safari":
+            fresh.pages = self.web_pages
+        if desk.active is old:
+            desk.active = desk.apps["Finder"]
+        desk.invalidate()
 
     def close(self) -> None:
         """Stop the shell worker. Idempotent."""
@@ -382,21 +422,56 @@ class SimBackend(MacBackend):
 STANDARD_DIRS = ("Desktop", "Documents", "Downloads", ".Trash", "Library")
 
 
-def _wipe(home: Path, keep: tuple[str, ...] = STANDARD_DIRS) -> None:
+def _faulting_app(error: BaseException, desk: Desktop) -> str | None:
+    """The name of the app whose code raised ``error``: the innermost frame (of the error and the
+    errors it was raised from) running a method of one of ``desk``'s apps, of a window (its app) or of
+    a widget in a window. None when no app's code was running (the desktop's own code)."""
+    from .apps.base import App
+    from .window import Window
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        frames = [frame for frame, _line in traceback.walk_tb(current.__traceback__)]
+        for frame in reversed(frames):  # innermost first
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, Window):
+                owner = owner.app
+            elif not isinstance(owner, App) and isinstance(getattr(owner, "win", None), Window):
+                owner = owner.win.app
+            if isinstance(owner, App) and desk.apps.get(owner.name) is owner:
+                return owner.name
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _bounded(message: str, limit: int = 300) -> str:
+    """An error message cut to ``limit`` characters (it may quote a huge agent input)."""
+    return message if len(message) <= limit else message[:limit] + f"… [{len(message) - limit} more characters]"
+
+
+def _wipe(home: Path, keep: tuple[str, ...] = STANDARD_DIRS) -> ConfinedDir:
     """Empty ``home`` (creating it if needed) without following symlinks out of it: every entry is
     removed through the confined layer (by directory fds, links removed as links). The standard
-    folders are emptied but kept (cheaper than removing and recreating them every episode)."""
+    folders are emptied but kept (cheaper than removing and recreating them every episode), and made
+    where missing. Returns the home's layer."""
     try:
         info = os.lstat(home)  # the home's own path is the env's (trusted); what is inside is the agent's
     except FileNotFoundError:
         os.makedirs(home)
-        return
+        info = os.lstat(home)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise BackendError(f"home {home} is not a real directory; give a real directory")
     files = ConfinedDir(home)
-    for entry in files.listdir():
+    kept = set()
+    for entry in files.listdir(stat=False):
         if entry.kind == "dir" and entry.name in keep:
-            for child in files.listdir(entry.name):
-                files.rmtree(f"{entry.name}/{child.name}")
+            files.clear(entry.name)
+            kept.add(entry.name)
         else:
             files.rmtree(entry.name)
+    for name in keep:
+        if name not in kept:
+            files.mkdir(name)
+    return files

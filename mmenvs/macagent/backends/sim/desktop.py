@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -133,6 +135,28 @@ class Desktop(EventRouter):
         self._bar: np.ndarray | None = None
         self._bar_rects: list[tuple[str, int, int]] = []
         self._icon_rects: list[tuple[str, tuple[int, int, int, int]]] = []
+        self._pass_depth = 0  # > 0 while a frame or the a11y tree is being produced (see ``pass_memo``)
+        self._pass_memo: dict[Any, Any] = {}
+
+    @contextmanager
+    def drawing_pass(self) -> Iterator[None]:
+        """Producing a frame or the a11y tree changes no file, so a listing of the home made during it
+        is reused within it (``pass_memo``): every window signature and layer asks for the same folders."""
+        self._pass_depth += 1
+        try:
+            yield
+        finally:
+            self._pass_depth -= 1
+            if not self._pass_depth:
+                self._pass_memo.clear()
+
+    def pass_memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, computed once per drawing pass for ``key`` (every time outside a pass)."""
+        if not self._pass_depth:
+            return compute()
+        if key not in self._pass_memo:
+            self._pass_memo[key] = compute()
+        return self._pass_memo[key]
 
     def next_window_id(self) -> int:
         self._window_ids += 1
@@ -400,9 +424,13 @@ class Desktop(EventRouter):
         return self.home_files.shown(path)
 
     def desktop_entries(self) -> list[Entry]:
-        """The visible entries of ``~/Desktop`` (case-insensitive name order; symlinks are entries, not followed)."""
+        """The visible entries of ``~/Desktop`` (case-insensitive name order; symlinks are entries, not
+        followed; names and kinds only)."""
+        return self.pass_memo("desktop", self._list_desktop)
+
+    def _list_desktop(self) -> list[Entry]:
         try:
-            entries = self.home_files.listdir("Desktop", limit=DESKTOP_ICON_LIMIT)
+            entries = self.home_files.listdir("Desktop", limit=DESKTOP_ICON_LIMIT, stat=False)
         except OSError:
             return []
         return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name.lower())
@@ -447,6 +475,10 @@ class Desktop(EventRouter):
     # ------------------------------------------------------------------------------ rendering
     def render(self) -> np.ndarray:
         """The current screen as an H×W×3 uint8 array (reuses the last frame when nothing changed)."""
+        with self.drawing_pass():
+            return self._render()
+
+    def _render(self) -> np.ndarray:
         sig = (self.gen, tuple((w.id, w.version, w.app.version, w.signature_value()) for w in self.windows),
                self.now.replace(second=0, microsecond=0), tuple(self.desktop_files()))
         if self._frame is not None and sig == self._frame_gen:
@@ -667,6 +699,11 @@ class Desktop(EventRouter):
 
     # ------------------------------------------------------------------------------ a11y
     def accessibility_tree(self) -> str:
+        """What is on screen: one line per element with role, name, value and [x, y, w, h]."""
+        with self.drawing_pass():
+            return self._accessibility_tree()
+
+    def _accessibility_tree(self) -> str:
         sw, sh = self.screen_size
         lines = [f'AXScreen [0, 0, {sw}, {sh}]']
         app = self.active

@@ -87,8 +87,11 @@ class FinderApp(App):
         return self.home / ".Trash"
 
     def trash_count(self) -> int:
+        return self.desktop.pass_memo("trash", self._count_trash)
+
+    def _count_trash(self) -> int:
         try:
-            return len([e for e in self.files.listdir(".Trash") if not e.name.startswith(".DS")])
+            return len([e for e in self.files.listdir(".Trash", stat=False) if not e.name.startswith(".DS")])
         except OSError:
             return 0
 
@@ -359,10 +362,14 @@ class FinderApp(App):
 
     def _listing_sig(self, win: Window) -> tuple:
         folder = Path(win.state.get("path", self.home))
-        try:
-            return tuple((e.name, e.mtime, e.size, e.kind) for e in self.files.listdir(folder, limit=LISTING_LIMIT))
-        except OSError:
-            return ()
+
+        def listing() -> tuple:
+            try:
+                return tuple((e.name, e.mtime, e.size, e.kind) for e in self.files.listdir(folder, limit=LISTING_LIMIT))
+            except OSError:
+                return ()
+
+        return self.desktop.pass_memo(("finder", str(folder)), listing)
 
     def _start_rename(self, win: Window, name: str) -> None:
         win.state["renaming"] = name
