@@ -70,7 +70,7 @@ def workloads() -> list[dict[str, Any]]:
         code = "```python\nrows = [contacts_get_contact(contact_id=i) for i in range(1, 11)]\nprint(len(rows))\n```"
         samples = measure(lambda: env.step(code), repeat=50, warmup=3)
         rows.append(timing_row("toolsandbox: code-mode step calling 10 tools", samples, target_ms=10.0,
-                               note=f"sandbox isolation: {env._sandbox.isolation}"))
+                               note=f"sandbox isolation: {env.sandbox_in_use()}"))
         peak = tree_pss_mb()
         rows.append({"name": "toolsandbox: memory per env (world + sandbox worker)", "median_ms": None, "p95_ms": None,
                      "tree_pss_mb": round(peak, 1), "note": f"process + sandbox workers after the runs above; before any env: {baseline:.0f} MB; target 150 MB"})

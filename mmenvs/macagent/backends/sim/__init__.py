@@ -9,10 +9,14 @@ and AppleScript for the apps. Nothing reads the host clock: the clock is the ``n
 
 Spotlight (cmd-space) finds apps and files of the home folder; Return opens the selected hit.
 
-Beyond the protocol
--------------------
+Optional features of the interface that the sim implements
+----------------------------------------------------------
 * ``backend.set_web_pages({url: html})`` — the offline web for Safari and ``curl``.
-* ``backend.advance_time(seconds)`` — moves the sim clock (Clock timers count down).
+* ``backend.advance_time(seconds)`` — moves the sim clock (Clock timers count down; ``simulated_clock``).
+* ``dedups_frames`` and ``damage_since(frame)`` — unchanged screens and changed boxes, for cheap observations.
+
+Beyond the interface
+--------------------
 * ``backend.app(name)`` — the app object; ``backend.app_state(name)`` — ``app.state()``, JSON-able.
 * ``backend.posix_home`` — the home as the shell and scripts see it (``/Users/user``);
   ``backend.posix_path(host_path)`` / ``backend.host_path(text)`` translate.
