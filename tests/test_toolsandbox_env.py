@@ -394,8 +394,10 @@ def test_scenario_images_load_from_files(tmp_path) -> None:
     picture = tmp_path / "card.png"
     Image.new("RGB", (64, 32), (10, 200, 30)).save(picture)
     data = _valid()
-    data["images"]["card"] = str(picture)  # absolute here; relative paths resolve inside registry/
-    scenario = load_scenario(data)
+    data["images"]["card"] = str(picture)  # absolute here; relative paths resolve inside registry/ (or image_root)
+    with pytest.raises(ValueError, match=r"field 'images.card': .* lies outside the allowed image folders"):
+        load_scenario(data)  # a folder outside the registry must be opted in
+    scenario = load_scenario(data, image_root=tmp_path)
     pixels = scenario.pixels()[0]
     assert pixels.shape == (32, 64, 3) and tuple(pixels[0, 0]) == (10, 200, 30)
     data["images"]["card"] = {"path": "toolsandbox/no_such.png"}

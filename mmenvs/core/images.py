@@ -23,7 +23,9 @@ a tool that knows its output's size before it allocates it.
 from __future__ import annotations
 
 import functools
+import os
 import re
+import stat
 import sys
 import threading
 from collections import deque
@@ -389,3 +391,45 @@ class ImageStore:
             known = f"img_0 … img_{len(self._records) - 1}" if self._records else "none yet"
             raise ImageNotFound(f"unknown image id {image_id!r}: this episode holds {known}")
         return index
+
+
+# ---------------------------------------------------------------------------------------- image files named by tasks
+def allowed_image_path(value: Any, roots: Iterable[str | Path], where: str) -> Path:
+    """The file a task's image path names, refused unless it lies inside one of ``roots`` (the registry,
+    and a folder the user opted in with an env's ``image_root=`` kwarg).
+
+    Checked before anything is opened: the value must be a plain relative path (resolved against each
+    root in turn) or an absolute one, without ``..`` components or NUL bytes, and its real path (symlinks
+    resolved) must stay inside the root's real path. ``where`` names the task field in the ValueError."""
+    root_list = [Path(root) for root in roots]
+    shown = "; ".join(str(root) for root in root_list) or "none"
+    if not isinstance(value, str) or not value.strip() or len(value) > 4096 or "\0" in value:
+        raise ValueError(f"{where} must be a non-empty path string without NUL bytes, got {str(value)[:80]!r}")
+    path = Path(value)
+    if ".." in path.parts:
+        raise ValueError(f"{where}: {value[:200]!r} must not contain '..'; image paths name files inside the allowed folders ({shown})")
+    candidates = [(root, path) for root in root_list] if path.is_absolute() else [(root, root / path) for root in root_list]
+    for root, candidate in candidates:
+        real_root = Path(os.path.realpath(root))
+        real = Path(os.path.realpath(candidate))
+        if real == real_root or real_root not in real.parents:
+            continue
+        return real
+    hint = " (pass image_root=<folder> to the env to allow a folder of your own)"
+    raise ValueError(f"{where}: {value[:200]!r} lies outside the allowed image folders ({shown}){hint}")
+
+
+def read_image_file(path: str | Path, where: str, budget: EpisodeBudget | None = None) -> np.ndarray:
+    """An image file's pixels as RGB, refused from its header (before decoding) when it holds more than
+    ``budget.image_pixels`` pixels, and only if it is a regular file. Errors are ValueErrors naming ``where``."""
+    budget = budget or DEFAULT_BUDGET
+    path = Path(path)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError(f"{where}: {path.name!r} is not a regular file")
+        with Image.open(path) as image:
+            width, height = image.size
+            budget.check_image(width, height, f"{where}: the image file {path.name!r}")
+            return np.asarray(image.convert("RGB"))
+    except (OSError, Image.DecompressionBombError) as exc:
+        raise ValueError(f"{where}: cannot read image file {path.name!r}: {exc}") from None

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, function_spec, letterbox, parse_tool_call
+from mmenvs.core.actions import LOG_STRING_CHARS, clip_for_log, json_size
 
 from .catalog import full_name_map, toolset_tools, ui_tools
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
@@ -37,6 +38,10 @@ SUITES = (*PINNED_SUITES, "handwritten", "train")
 UI_SUITES = ("benchmark", "ui-handwritten")
 _RESULT_CHARS = 20_000
 _WORDS = ("please", "done", "send", "the", "photo", "message", "contact", "event", "cart", "note", "task", "email", "pay", "ok")
+#: What the action log keeps of one code block (the judge reads the code; more is cut with a marker).
+LOGGED_CODE_CHARS = 20_000
+
+
 @dataclass
 class ToolSandboxEpisode:
     """What one episode has done so far (made fresh at every reset; the env keeps tools, search, user and caches)."""
@@ -52,6 +57,20 @@ class ToolSandboxEpisode:
     shown_count: int = 0  # entries of world.shown_to_user already reported
     transcript: list[dict[str, Any]] = field(default_factory=list)  # the user–agent conversation
     actions: list[dict[str, Any]] = field(default_factory=list)  # the agent's tool calls and code runs
+    logged_chars: int = 0  # what ``actions`` holds, against budget.logged_chars
+
+    def log_action(self, entry: dict[str, Any], limit: int) -> None:
+        """Append to ``actions`` a clipped copy of ``entry`` (long arguments, results and code cut with a
+        marker); once the log holds ``limit`` characters, later entries keep only their type and name."""
+        entry = {key: clip_for_log(value, max_string=LOGGED_CODE_CHARS if key == "code" else LOG_STRING_CHARS)
+                 for key, value in entry.items()}
+        size = json_size(entry)
+        if self.logged_chars + size > limit:
+            entry = {"type": entry.get("type"), "name": entry.get("name"),
+                     "not_logged": f"the action log reached the episode budget logged_chars={limit:,}"}
+            size = json_size(entry)
+        self.logged_chars += size
+        self.actions.append(entry)
     pristine: bool = True  # no tool or code has run since reset (the cached first evaluation holds)
     evaluated_at: int = -1  # the step of the last evaluation
     guardrail_violations: int = 0  # code runs the sandbox's static guardrail refused
@@ -134,7 +153,9 @@ class MMToolSandboxEnv(MMEnv):
     ``render_mode``, ``max_messages`` (overrides the scenario's message budget), ``max_steps`` (a cap on agent
     actions, as in every mmenvs env; it replaces the message budget unless ``max_messages`` is given too), ``guardrail_zero`` (True: code refused
     by the sandbox's static guardrail sets the episode's F1 to 0, as the published evaluation does;
-    ``entity_f1_measured`` keeps the diff's own F1).
+    ``entity_f1_measured`` keeps the diff's own F1), ``image_root`` (a folder of your own that scenario image
+    paths may name; by default only the registry), ``budget`` (the episode's host-side limits, fields of
+    ``mmenvs.core.budget.EpisodeBudget``; host tools share the sandbox's deadline).
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -149,7 +170,7 @@ class MMToolSandboxEnv(MMEnv):
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
                  pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
                  guardrail_zero: bool = True,
-                 max_messages: int | None = None, suite: str | None = None, **kwargs: Any) -> None:
+                 max_messages: int | None = None, suite: str | None = None, image_root: str | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if mode == "ui":
@@ -163,6 +184,7 @@ class MMToolSandboxEnv(MMEnv):
         elif suite not in SUITES:
             raise ValueError(f"suite must be one of {SUITES}, got {suite!r}")
         self.suite = suite
+        self.image_root = image_root  # a folder of the user's own that scenario image paths may name (besides the registry)
         if max_messages is not None and (isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 2):
             raise ValueError(f"max_messages must be an integer ≥ 2, got {max_messages!r}")
         renamed = sorted({"sandbox_timeout", "sandbox_isolation"} & set(kwargs))
@@ -237,7 +259,7 @@ class MMToolSandboxEnv(MMEnv):
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path | Scenario) -> Scenario:
         if isinstance(spec, Scenario):  # already validated (and its template built): reuse it
             return spec
-        return load_scenario(spec, ui=self.mode == "ui")
+        return load_scenario(spec, ui=self.mode == "ui", image_root=self.image_root)
 
     def task_metadata(self) -> dict[str, Any]:
         meta = self.task.metadata
@@ -338,10 +360,10 @@ class MMToolSandboxEnv(MMEnv):
         try:
             result = self._call(call.name, call.arguments)
         except ToolError as exc:
-            self.episode.actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "error": str(exc)})
+            self.episode.log_action({"type": "tool", "name": call.name, "arguments": call.arguments, "error": str(exc)}, self.budget.logged_chars)
             raise ActionError("tool_error", f"{call.name}: {exc}") from None
         text = f"Result of {call.name}:\n" + _dump(result)
-        self.episode.actions.append({"type": "tool", "name": call.name, "arguments": call.arguments, "result": _dump(result)})
+        self.episode.log_action({"type": "tool", "name": call.name, "arguments": call.arguments, "result": _dump(result)}, self.budget.logged_chars)
         return ActionOutcome(text=text + self._image_note(images_before), info=self._step_info({"tool": call.name}))
 
     def _classify(self, action: str | dict[str, Any]) -> tuple[str, Any]:
@@ -425,8 +447,9 @@ class MMToolSandboxEnv(MMEnv):
 
     def _run_code(self, code: str) -> tuple[str, dict[str, Any]]:
         result = self.sandbox.run(code)
-        self.episode.actions.append({"type": "code", "code": code, "output": result.text, "error_kind": result.error_kind,
-                              "tool_calls": [{k: c.get(k) for k in ("name", "args", "kwargs", "ok", "error")} for c in result.tool_calls]})
+        self.episode.log_action({"type": "code", "code": code, "output": result.text, "error_kind": result.error_kind,
+                                 "tool_calls": [{k: c.get(k) for k in ("name", "args", "kwargs", "ok", "error")} for c in result.tool_calls]},
+                                self.budget.logged_chars)
         if result.error_kind == "policy":  # code the static guardrail refused (blocked import or call)
             self.episode.guardrail_violations += 1
         calls = [c["name"] for c in result.tool_calls]

@@ -30,6 +30,7 @@ import numpy as np
 from PIL import Image
 
 from mmenvs.core import registry_path
+from mmenvs.core.images import allowed_image_path, read_image_file
 
 from .renderers import render
 
@@ -53,7 +54,15 @@ def render_spec(spec: Mapping[str, Any], where: str = "image") -> np.ndarray:
     """
     for field, kind in (("kind", str), ("seed", int), ("facts", dict)):
         if not isinstance(spec.get(field), kind) or isinstance(spec.get(field), bool):
-            raise ValueError(f"{where}.{field} must be a {kind.__name__} for a '{RENDERED}' image, got {spec.get(field)!r}")
+            raise ValueError(f"{where}.{field} must be a {kind.__name__} for a '{RENDERED}' image, got {str(spec.get(field))[:80]!r}")
+    if not 0 <= spec["seed"] < 2**63:
+        raise ValueError(f"{where}.seed must be an integer in 0..2**63-1, got {spec['seed']}")
+    difficulty = spec.get("difficulty", 0.0)
+    if isinstance(difficulty, bool) or not isinstance(difficulty, (int, float)) or not 0.0 <= difficulty <= 1.0:
+        raise ValueError(f"{where}.difficulty must be a number in 0..1, got {str(difficulty)[:80]!r}")
+    unknown = sorted(str(k)[:64] for k in spec if k not in ("generator", "kind", "seed", "difficulty", "facts"))
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown} for a '{RENDERED}' image; it takes kind, seed, difficulty, facts")
     key = _cache_key(spec)
     with _lock:
         cached = _cache.get(key)
@@ -105,23 +114,33 @@ def _rendered(spec: Mapping[str, Any], where: str) -> np.ndarray:
 GENERATORS: dict[str, Callable[[Mapping[str, Any], str], np.ndarray | Image.Image]] = {RENDERED: _rendered}
 
 
-def render_image(spec: Mapping[str, Any] | str, where: str) -> np.ndarray:
-    """The pixels of one scenario image: a registry path (str or {"path": …}) or a generator spec.
+def image_roots(image_root: str | Path | None = None) -> tuple[Path, ...]:
+    """The folders a scenario's image paths may name files in: the registry, and ``image_root`` when the
+    user opted one in."""
+    return (registry_path(),) + ((Path(image_root),) if image_root is not None else ())
+
+
+def image_file(spec: Mapping[str, Any] | str, where: str, roots: tuple[Path, ...] | None = None) -> Path | None:
+    """The checked file of a path image spec (None for a generator spec): inside ``roots`` (default: the
+    registry), refused before anything is opened otherwise (``..``, absolute paths elsewhere, symlinks out)."""
+    path = spec if isinstance(spec, str) else spec.get("path") if isinstance(spec, Mapping) else None
+    if path is None:
+        return None
+    return allowed_image_path(path, roots or image_roots(), f"{where}.path" if isinstance(spec, Mapping) else where)
+
+
+def render_image(spec: Mapping[str, Any] | str, where: str, roots: tuple[Path, ...] | None = None) -> np.ndarray:
+    """The pixels of one scenario image: a registry path (str or {"path": …}; inside ``roots``, by default
+    the registry) or a generator spec.
 
     ``where`` names the scenario field for error messages.
     """
     if isinstance(spec, str):
         spec = {"path": spec}
     if not isinstance(spec, Mapping):
-        raise ValueError(f"{where} must be a registry path or an object with 'path' or 'generator', got {spec!r}")
+        raise ValueError(f"{where} must be a registry path or an object with 'path' or 'generator', got {str(spec)[:80]!r}")
     if "path" in spec:
-        path = Path(str(spec["path"]))
-        full = path if path.is_absolute() else registry_path(*path.parts)
-        try:
-            with Image.open(full) as image:
-                return np.asarray(image.convert("RGB"))
-        except OSError as exc:
-            raise ValueError(f"{where}: cannot read image file {full}: {exc}") from None
+        return read_image_file(image_file(spec, where, roots), where)  # type: ignore[arg-type]
     kind = spec.get("generator")
     if kind not in GENERATORS:
         raise ValueError(f"{where}.generator must be one of {', '.join(GENERATORS)}, got {kind!r}")

@@ -17,7 +17,7 @@ import numpy as np
 
 from mmenvs.core import load_json, registry_path
 
-from .images import render_image
+from .images import image_file, image_roots, render_image
 from .ui.decide import UIDecision, parse_decisions
 from .ui.schema import ScreenError, validate_screen
 from .schema import APPS
@@ -83,6 +83,8 @@ class Scenario:
     _pixels: list[np.ndarray] | None = field(default=None, repr=False)
     #: Per-scenario values an env may reuse across resets (the initial snapshot and evaluation).
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: The folders the scenario's image paths may name files in (the registry, and an opted-in image_root).
+    image_roots: tuple[Path, ...] = field(default_factory=image_roots, repr=False, compare=False)
 
     def image_id(self, key: str) -> str:
         return f"img_{list(self.images).index(key)}"
@@ -96,7 +98,7 @@ class Scenario:
     def pixels(self) -> list[np.ndarray]:
         """The scenario's images in ``images`` order (rendered once)."""
         if self._pixels is None:
-            self._pixels = [render_image(spec, f"{self.source}: field 'images.{key}'") for key, spec in self.images.items()]
+            self._pixels = [render_image(spec, f"{self.source}: field 'images.{key}'", self.image_roots) for key, spec in self.images.items()]
         return self._pixels
 
     def ui_expectations(self) -> list[dict[str, Any]]:
@@ -161,11 +163,12 @@ def _substitute(value: Any, images: Mapping[str, Any], source: str, path: str) -
     return value
 
 
-def parse_scenario(data: Any, source: str, *, ui: bool = False) -> Scenario:
+def parse_scenario(data: Any, source: str, *, ui: bool = False, image_root: str | Path | None = None) -> Scenario:
     """Validate a scenario object (``source`` names it in errors) and return a ``Scenario``.
 
     ``ui=True`` parses a UI-mode scenario: rounds may hold private ``ui`` decisions, the reference
     solution may call the UI tools (its screens are validated), and ``base`` names a scenario to inherit from.
+    Image paths must name files inside the registry or ``image_root`` (checked here, before any is opened).
     """
     from .catalog import toolset_tools, ui_tools
 
@@ -184,6 +187,7 @@ def parse_scenario(data: Any, source: str, *, ui: bool = False) -> Scenario:
     except ToolError as exc:
         raise _fail(source, "reference_time", f"is invalid: {exc}") from None
 
+    roots = image_roots(image_root)
     images = data.get("images", {})
     if not isinstance(images, Mapping):
         raise _fail(source, "images", f"must be an object of image key → path or generator spec, got {type(images).__name__}")
@@ -191,7 +195,11 @@ def parse_scenario(data: Any, source: str, *, ui: bool = False) -> Scenario:
         if not re.fullmatch(r"[A-Za-z0-9_\-]+", key):
             raise _fail(source, f"images.{key}", "has an invalid key (use letters, digits, '_' or '-')")
         if not isinstance(spec, (str, Mapping)) or (isinstance(spec, Mapping) and not ({"path", "generator"} & set(spec))):
-            raise _fail(source, f"images.{key}", f"must be a registry path or an object with 'path' or 'generator', got {spec!r}")
+            raise _fail(source, f"images.{key}", f"must be a registry path or an object with 'path' or 'generator', got {str(spec)[:80]!r}")
+        try:
+            image_file(spec, f"{source}: field 'images.{key}'", roots)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
 
     entities = data.get("initial_entities", {})
     if not isinstance(entities, Mapping):
@@ -281,16 +289,18 @@ def parse_scenario(data: Any, source: str, *, ui: bool = False) -> Scenario:
     criteria = _str(data, "task_completion_criteria", source, "", required=False)
 
     scenario = Scenario(scenario_id, source, description, reference_time, dict(entities), dict(images), rounds, expected, specs,
-                        [dict(s) for s in solution], dict(meta), max_messages, criteria)
+                        [dict(s) for s in solution], dict(meta), max_messages, criteria, image_roots=roots)
     scenario.template()  # validates initial_entities now (errors name the table and row)
     return scenario
 
 
-def load_scenario(spec: Mapping[str, Any] | str | Path, *, ui: bool = False) -> Scenario:
-    """A scenario from a dict or from a JSON file path (``ui=True``: a UI-mode scenario)."""
+def load_scenario(spec: Mapping[str, Any] | str | Path, *, ui: bool = False, image_root: str | Path | None = None) -> Scenario:
+    """A scenario from a dict or from a JSON file path (``ui=True``: a UI-mode scenario); its image paths
+    may name files in the registry or ``image_root``."""
     if isinstance(spec, (str, Path)):
-        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec), ui=ui)
-    return parse_scenario(spec, f"inline scenario {spec.get('id', '?')!r}" if isinstance(spec, Mapping) else "inline scenario", ui=ui)
+        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec), ui=ui, image_root=image_root)
+    name = f"inline scenario {str(spec.get('id', '?'))[:64]!r}" if isinstance(spec, Mapping) else "inline scenario"
+    return parse_scenario(spec, name, ui=ui, image_root=image_root)
 
 
 _EXPECT_KEYS = ("element_id", "card_id", "form_id", "selected", "form_values")

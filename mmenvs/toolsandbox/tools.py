@@ -16,6 +16,9 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Union
 
+from mmenvs.core.actions import check_argument_sizes
+from mmenvs.core.budget import BudgetExceeded, current_deadline
+
 from .world import ToolError, World
 
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -72,24 +75,42 @@ class Tool:
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "app": self.app, "description": self.description, "parameters": self.schema()}
 
-    def bind(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Check ``arguments`` against the signature; return keyword arguments (defaults left to Python)."""
+    def bind(self, arguments: dict[str, Any], *, max_argument_chars: int | None = None) -> dict[str, Any]:
+        """Check ``arguments`` against the signature; return keyword arguments (defaults left to Python).
+
+        An argument whose JSON form is longer than ``max_argument_chars`` (default: the default episode
+        budget's ``tool_argument_chars``) is refused first, as an ``ArgumentError`` naming that limit."""
         if not isinstance(arguments, dict):
             raise ArgumentError(f"{self.name}: arguments must be an object of parameter names to values, got {type(arguments).__name__}")
+        try:
+            check_argument_sizes(self.name, arguments, max_argument_chars)
+        except BudgetExceeded as exc:
+            raise ArgumentError(str(exc)) from None
         known = {p.name: p for p in self.params}
         unknown = [k for k in arguments if k not in known]
         if unknown:
-            raise ArgumentError(f"{self.name}: unknown parameter(s) {', '.join(map(repr, unknown))}; it takes {self.signature_text()}")
+            shown = ", ".join(repr(str(k)[:64]) for k in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+            raise ArgumentError(f"{self.name}: unknown parameter(s) {shown}; it takes {self.signature_text()}")
         missing = [p.name for p in self.params if p.required and p.name not in arguments]
         if missing:
             raise ArgumentError(f"{self.name}: missing required parameter(s) {', '.join(map(repr, missing))}; it takes {self.signature_text()}")
         return {name: coerce(value, known[name].annotation, f"{self.name}: parameter {name!r}") for name, value in arguments.items()}
 
     def invoke(self, world: World, arguments: dict[str, Any]) -> Any:
-        """Validate and run; ``ToolError`` for bad arguments or refused actions (world unchanged then)."""
-        kwargs = self.bind(arguments)
-        with world.transaction():
-            return self.fn(world, **kwargs)
+        """Validate and run; ``ToolError`` for bad arguments or refused actions (world unchanged then).
+
+        Within the episode budget (``world.images.budget``: argument sizes, image pixels) and the action's
+        deadline: a call made after it passed (code calling tools in a loop) is refused unrun."""
+        kwargs = self.bind(arguments, max_argument_chars=world.images.budget.tool_argument_chars)
+        deadline = current_deadline()
+        if deadline is not None and deadline.expired():
+            raise ToolError(f"{self.name} was not run: the action ran past its deadline action_timeout={deadline.seconds:g} s "
+                            "(raise it with the env kwarg budget={'action_timeout': ...})")
+        try:
+            with world.transaction():
+                return self.fn(world, **kwargs)
+        except BudgetExceeded as exc:  # an image over the episode's pixel budget: a refusal like any other
+            raise ToolError(f"{self.name}: {exc}") from None
 
     def signature_text(self) -> str:
         parts = []
@@ -195,14 +216,20 @@ def coerce(value: Any, annotation: Any, where: str) -> Any:
     elif origin is Literal:
         if value in typing.get_args(inner) and not isinstance(value, bool):
             return value
-        raise ArgumentError(f"{where} must be one of {', '.join(repr(v) for v in typing.get_args(inner))}, got {value!r}")
+        raise ArgumentError(f"{where} must be one of {', '.join(repr(v) for v in typing.get_args(inner))}, got {_shown(value)}")
     elif origin in (Union, types.UnionType):
         for option in typing.get_args(inner):
             try:
                 return coerce(value, option, where)
             except ArgumentError:
                 continue
-    raise ArgumentError(f"{where} must be {type_name(inner)}, got {type(value).__name__} {value!r}")
+    raise ArgumentError(f"{where} must be {type_name(inner)}, got {type(value).__name__} {_shown(value)}")
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` cut to ``limit`` characters for an error message (an argument may be a megabyte)."""
+    text = repr(value[:64]) + "…" if isinstance(value, (list, tuple)) and len(value) > 64 else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # ---------------------------------------------------------------------- building tools from functions

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, ImageNotFound, MMEnv, extract_answer, extract_code, load_json, parse_tool_call
+from mmenvs.core.actions import check_argument_sizes, clip_for_log, json_size
 
 from .generators import CATEGORIES, GENERATORS, generate, sample_problem, train_params
 from .problems import LETTERS, TABLE_ORDER, Problem, answer_from_value, evaluate_expr, load_suite, load_tsv, problem_from_dict, problem_image, resolve_arguments
@@ -20,13 +21,15 @@ from .tools import TOOLS, ToolCallResult, ToolError, call_tool, tool_specs
 MODES = ("tool", "code")
 _IMAGE_ID = re.compile(r"\bimg_\d+\b")
 _TRAIN_ID = re.compile(r"^train_([a-z_]+)_(\d+)$")
+#: Parent ids one save_image call may name.
+MAX_PARENTS = 64
 _SUITES: dict[str, list[Problem]] = {}  # parsed suite files, shared by the envs of one process
 
 
-def _suite(path: str | None) -> list[Problem]:
-    key = path or "<pinned>"
+def _suite(path: str | None, image_root: str | None = None) -> list[Problem]:
+    key = f"{path or '<pinned>'}|{image_root or ''}"
     if key not in _SUITES:
-        _SUITES[key] = load_suite(path)
+        _SUITES[key] = load_suite(path, image_root=image_root)
     return _SUITES[key]
 
 
@@ -61,6 +64,19 @@ class VTCEpisode:
     results: list[ToolCallResult] = field(default_factory=list)  # successful calls, in order (the oracle's cursor)
     answer: str | None = None
     relied_on: list[str] = field(default_factory=list)  # image ids the answering action named
+    logged_chars: int = 0  # what the call log holds, against budget.logged_chars
+
+    def log_call(self, entry: dict[str, Any], limit: int) -> None:
+        """Append a call-log entry, clipped (long arguments and errors cut); once the log holds ``limit``
+        characters, later entries keep only the tool, inputs, output and outcome."""
+        entry = {key: clip_for_log(value) for key, value in entry.items()}
+        size = json_size(entry)
+        if self.logged_chars + size > limit:
+            entry = {**{k: entry.get(k) for k in ("tool", "inputs", "output", "ok")}, "params": {},
+                     "not_logged": f"the call log reached the episode budget logged_chars={limit:,}"}
+            size = json_size(entry)
+        self.logged_chars += size
+        self.calls.append(entry)
 
 
 class VTCBenchEnv(MMEnv):
@@ -108,8 +124,10 @@ class VTCBenchEnv(MMEnv):
 
     ## Arguments
     ``mode`` ("tool" | "code"), ``suite``, ``image_dir`` (for TSV suites), ``categories`` (restrict
-    the suite), ``obs_size``, ``reward_mode``, ``render_mode``, ``max_steps``, ``sandbox_options``
-    (keyword arguments for ``PythonSandbox`` in code mode).
+    the suite), ``image_root`` (a folder of your own that task files' ``image_path`` may name; by default
+    only the registry), ``obs_size``, ``reward_mode``, ``render_mode``, ``max_steps``, ``sandbox_options``
+    (keyword arguments for ``PythonSandbox`` in code mode), ``budget`` (the episode's host-side limits,
+    ``mmenvs.core.budget.EpisodeBudget`` fields).
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -121,7 +139,7 @@ class VTCBenchEnv(MMEnv):
     max_steps = 20
 
     def __init__(self, *, mode: str = "tool", suite: str = "pinned", image_dir: str | None = None, categories: list[str] | None = None,
-                 **kwargs: Any) -> None:
+                 image_root: str | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"VTCBench-v0: mode must be one of {MODES}, got {mode!r}")
         if categories is not None:
@@ -132,10 +150,12 @@ class VTCBenchEnv(MMEnv):
         self.mode = mode
         self.suite = suite
         self.categories = list(categories) if categories else None
+        #: A folder of the user's own whose images tasks may name (besides the registry).
+        self.image_root = None if image_root is None else str(image_root)
         if suite == "train":
             self._problems: dict[str, Problem] = {}
         elif suite == "pinned" or str(suite).endswith(".jsonl"):
-            problems = _suite(None if suite == "pinned" else str(suite))
+            problems = _suite(None if suite == "pinned" else str(suite), self.image_root)
             self._problems = {p.id: p for p in problems if self.categories is None or p.category in self.categories}
         elif str(suite).endswith(".tsv"):
             self._problems = {p.id: p for p in load_tsv(suite, image_dir) if self.categories is None or p.category in self.categories}
@@ -160,8 +180,8 @@ class VTCBenchEnv(MMEnv):
 
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> Problem:
         if isinstance(spec, (str, Path)):
-            return problem_from_dict(load_json(spec, "VTC-Bench problem"), str(spec))
-        return problem_from_dict(spec, "inline task")
+            return problem_from_dict(load_json(spec, "VTC-Bench problem"), str(spec), image_root=self.image_root)
+        return problem_from_dict(spec, "inline task", image_root=self.image_root)
 
     def sample_task(self, rng: np.random.Generator) -> Problem:
         if self.suite == "train":
@@ -203,7 +223,7 @@ class VTCBenchEnv(MMEnv):
                 if self.mode != "code":
                     raise ActionError("wrong_mode", "This env runs in tool mode: send a JSON tool call, not code.")
                 return self._run_code(str(action["code"]))
-            return self._run_call(parse_tool_call(action))
+            return self._run_call(parse_tool_call(action, max_argument_chars=self.budget.tool_argument_chars))
         if not isinstance(action, str):
             raise ActionError("bad_action_type", f"Expected a string or a dict, got {type(action).__name__}.")
         answer = extract_answer(action)
@@ -215,7 +235,7 @@ class VTCBenchEnv(MMEnv):
                 raise ActionError("no_code_or_answer", "No ```python block and no <answer>…</answer> tag found: send one code block, or your answer as <answer>…</answer>.")
             return self._run_code(block.code)
         try:
-            call = parse_tool_call(action)
+            call = parse_tool_call(action, max_argument_chars=self.budget.tool_argument_chars)
         except ActionError as exc:
             if exc.kind == "no_tool_call":
                 raise ActionError("no_call_or_answer", 'No tool call and no <answer>…</answer> tag found: send one JSON call like '
@@ -230,10 +250,14 @@ class VTCBenchEnv(MMEnv):
         except ToolError as exc:
             entry["error"] = str(exc)
             if exc.kind != "unknown_tool":  # an attempted call of a real tool counts towards L_T
-                self.episode.calls.append(entry)
+                self.episode.log_call(entry, self.budget.logged_chars)
             raise ActionError(exc.kind, str(exc)) from None
+        except ActionError as exc:  # over the budget or the deadline: an attempted call too
+            entry["error"] = str(exc)
+            self.episode.log_call(entry, self.budget.logged_chars)
+            raise
         entry.update(params=result.params, inputs=result.inputs, output=result.output, ok=True)
-        self.episode.calls.append(entry)
+        self.episode.log_call(entry, self.budget.logged_chars)
         self.episode.results.append(result)
         return ActionOutcome(text=result.text(), info={"tool_result": result.numbers})
 
@@ -300,14 +324,25 @@ class VTCBenchEnv(MMEnv):
 
         def save_image(array: Any, parents: list[str] | None = None, op: str = "code") -> str:
             array = np.asarray(array)
-            if array.dtype != np.uint8:
-                array = np.clip(array, 0, 255).astype(np.uint8)
+            if parents is not None and (not isinstance(parents, (list, tuple)) or len(parents) > MAX_PARENTS
+                                        or not all(isinstance(p, str) for p in parents)):
+                raise ValueError(f"save_image: parents must be a list of at most {MAX_PARENTS} image ids like 'img_0'")
+            try:
+                if not (array.ndim == 2 or (array.ndim == 3 and array.shape[2] in (1, 3, 4))):
+                    raise ValueError(f"save_image: expected an H×W, H×W×1, H×W×3 or H×W×4 array, got shape {array.shape}")
+                # the budget is checked before any conversion copies the array
+                self.images.check_new(int(array.shape[1]), int(array.shape[0]), "save_image's array")
+                if array.dtype != np.uint8:
+                    array = np.clip(array, 0, 255).astype(np.uint8)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(str(exc)) from None
             parent_ids = list(dict.fromkeys(parents if parents is not None else loaded))  # default: what this block loaded
             try:
                 new_id = self.images.add(array, parents=parent_ids, op=str(op)[:64], meta={"tool": "save_image"})
             except (ImageNotFound, ValueError) as exc:
                 raise ValueError(str(exc)) from None
-            self.episode.calls.append({"tool": "save_image", "params": {"op": str(op)[:64]}, "inputs": parent_ids, "output": new_id, "ok": True})
+            self.episode.log_call({"tool": "save_image", "params": {"op": str(op)[:64]}, "inputs": parent_ids, "output": new_id, "ok": True},
+                                  self.budget.logged_chars)
             return new_id
 
         tools: dict[str, Any] = {"load_image": load_image, "save_image": save_image}
@@ -317,16 +352,20 @@ class VTCBenchEnv(MMEnv):
 
     def _code_tool(self, name: str) -> Any:
         def run(image: str = "img_0", **params: Any) -> dict[str, Any]:
+            try:  # sized before an array argument becomes a (ten times larger) list
+                check_argument_sizes(name, params, self.budget.tool_argument_chars)
+            except ActionError as exc:
+                raise ValueError(str(exc)) from None
             params = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in params.items()}
             entry: dict[str, Any] = {"tool": name, "params": dict(params), "inputs": [image], "output": None, "ok": False}
             try:
                 result = call_tool(self.images, name, {"image": image, **params})
-            except ToolError as exc:
+            except ActionError as exc:  # a refused call, or one over the budget or the deadline
                 entry["error"] = str(exc)
-                self.episode.calls.append(entry)
+                self.episode.log_call(entry, self.budget.logged_chars)
                 raise ValueError(str(exc)) from None
             entry.update(params=result.params, inputs=result.inputs, output=result.output, ok=True)
-            self.episode.calls.append(entry)
+            self.episode.log_call(entry, self.budget.logged_chars)
             self.episode.results.append(result)
             return {"image": result.output, **result.numbers}
 

@@ -630,14 +630,54 @@ GENERATORS: dict[str, Callable[[np.random.Generator, dict[str, Any]], Draft]] = 
     "spatial": gen_spatial,
 }
 _KEYS = {name: i + 1 for i, name in enumerate(GENERATORS)}
+#: The variants each generator draws from (``params["variant"]`` picks one; counting has none).
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "ocr": ("noise", "blur", "upside_down", "mirrored"), "perceptual_restoration": ("low_light", "haze", "speckle", "dark_noise"),
+    "attention_focusing": ("rot90", "rot180", "rot270", "flip_h", "flip_v"), "measurement": ("area", "length", "perimeter", "diameter"),
+    "color": ("share", "dominant", "shade"), "counting": (), "chart": ("value", "difference", "total"), "math": ("angle", "distance", "radii"),
+    "spatial": ("overexposed", "blurred"),
+}
+#: Largest seed a problem may name (numpy seeds are non-negative; this keeps them 64-bit).
+MAX_SEED = 2**63 - 1
+
+
+def check_params(name: str, params: Any, where: str = "params") -> dict[str, Any]:
+    """``params`` of generator ``name`` checked (a copy): only the keys the generator reads, each of its
+    type and range (``variant`` one of the generator's, ``answer_type`` open/choice for counting,
+    ``attempt`` 0..MAX_ATTEMPTS-1). Errors are ValueErrors naming ``where``, the key and what was expected:
+    an unknown key (``width: 1e9``) is refused, not ignored."""
+    if name not in GENERATORS:
+        raise ValueError(f"unknown generator {name!r}; known: {', '.join(GENERATORS)}")
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(f"{where} must be an object, got {type(params).__name__}")
+    allowed = ["attempt"] + (["variant"] if VARIANTS[name] else []) + (["answer_type"] if name == "counting" else [])
+    unknown = sorted(str(k)[:64] for k in params if k not in allowed)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown} for generator {name!r}; it takes {', '.join(allowed)}")
+    attempt = params.get("attempt", 0)
+    if isinstance(attempt, bool) or not isinstance(attempt, (int, np.integer)) or not 0 <= attempt < MAX_ATTEMPTS:
+        raise ValueError(f"{where}.attempt must be an integer in 0..{MAX_ATTEMPTS - 1}, got {str(attempt)[:64]!r}")
+    if "variant" in params and params["variant"] is not None and params["variant"] not in VARIANTS[name]:
+        raise ValueError(f"{where}.variant must be one of {', '.join(VARIANTS[name])} for generator {name!r}, got {str(params['variant'])[:64]!r}")
+    if "answer_type" in params and params["answer_type"] not in ("open", "choice"):
+        raise ValueError(f"{where}.answer_type must be 'open' or 'choice', got {str(params['answer_type'])[:64]!r}")
+    return dict(params)
+
+
+def check_seed(seed: Any, where: str = "seed") -> int:
+    """A problem's seed: an integer in 0..MAX_SEED (ValueError naming ``where`` otherwise)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"{where} must be an integer in 0..{MAX_SEED}, got {str(seed)[:64]!r}")
+    return int(seed)
 
 
 def build(name: str, seed: int, params: dict[str, Any] | None = None) -> Draft:
     """The draft of generator ``name`` for ``seed`` at ``params["attempt"]`` (default 0), unvalidated.
     Deterministic: the same arguments give the same pixels, question and chain."""
-    if name not in GENERATORS:
-        raise ValueError(f"unknown generator {name!r}; known: {', '.join(GENERATORS)}")
-    params = dict(params or {})
+    params = check_params(name, params, f"generator {name!r} params")
+    check_seed(seed, f"generator {name!r} seed")
     attempt = int(params.pop("attempt", 0))
     rng = np.random.default_rng([_KEYS[name], int(seed), attempt])
     return GENERATORS[name](rng, params)

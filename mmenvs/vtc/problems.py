@@ -32,6 +32,8 @@ import numpy as np
 from PIL import Image
 
 from mmenvs.core import ImageStore, load_jsonl, registry_path
+from mmenvs.core.budget import DEFAULT_BUDGET, BudgetExceeded
+from mmenvs.core.images import allowed_image_path, read_image_file
 
 from .tools import TOOLS, ToolCallResult, ToolError, call_tool, map_paper_name
 
@@ -88,9 +90,17 @@ class Problem:
         return out
 
 
-def problem_from_dict(data: Mapping[str, Any], source: str = "problem") -> Problem:
+def image_roots(image_root: str | Path | None = None) -> list[Path]:
+    """The folders a problem's ``image_path`` may name files in: the registry, and ``image_root`` when
+    the user opted one in (the env's ``image_root=`` kwarg)."""
+    return [registry_path()] + ([Path(image_root)] if image_root is not None else [])
+
+
+def problem_from_dict(data: Mapping[str, Any], source: str = "problem", *, image_root: str | Path | None = None) -> Problem:
     """Validate a problem dict (errors name the source, field and value) and build the ``Problem``.
-    A generated problem's image is regenerated; otherwise ``image_path`` must name a readable file."""
+    A generated problem's image is regenerated (its ``generator``, ``seed`` and ``params`` checked
+    here); otherwise ``image_path`` must name a file inside the registry or ``image_root``, refused
+    before anything is opened when it lies outside (``..``, an absolute path elsewhere, a symlink out)."""
     if not isinstance(data, Mapping):
         raise ValueError(f"{source}: a problem must be a JSON object, got {type(data).__name__}")
     for key in ("id", "category", "question", "answer"):
@@ -117,21 +127,36 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "problem") -> Probl
         raise ValueError(f"{source}: field 'readout' must be an object with kind 'expr', 'visual' or 'none', got {readout!r}")
     if readout["kind"] == "expr" and not isinstance(readout.get("expr"), str):
         raise ValueError(f"{source}: readout of kind 'expr' needs an 'expr' string")
-    problem = Problem(
+    unknown = sorted(str(k)[:64] for k in data if k not in _PROBLEM_FIELDS)
+    if unknown:
+        raise ValueError(f"{source}: unknown field(s) {unknown}; a problem has {', '.join(sorted(_PROBLEM_FIELDS))}")
+    generator, image_path = data.get("generator"), data.get("image_path")
+    if generator is None and image_path is None:
+        raise ValueError(f"{source}: a problem needs either 'generator'+'seed' (regenerated image) or 'image_path'")
+    params: dict[str, Any] = {}
+    if generator is not None:
+        from .generators import GENERATORS, check_params, check_seed
+
+        if generator not in GENERATORS:
+            raise ValueError(f"{source}: field 'generator' names unknown generator {str(generator)[:64]!r}; known: {', '.join(GENERATORS)}")
+        check_seed(data.get("seed"), f"{source}: field 'seed'")
+        params = check_params(generator, data.get("params"), f"{source}: field 'params'")
+    elif data.get("params") or data.get("seed") is not None:
+        raise ValueError(f"{source}: fields 'seed' and 'params' need a 'generator' (an image_path problem has neither)")
+    if image_path is not None:
+        if generator is not None:
+            raise ValueError(f"{source}: give either 'generator' or 'image_path', not both")
+        image_path = str(allowed_image_path(image_path, image_roots(image_root), f"{source}: field 'image_path'"))
+    return Problem(
         id=data["id"], category=data["category"], question=data["question"], answer=data["answer"], choices=list(choices) if choices else None,
         reference_chain=[{"tool": s["tool"], "arguments": dict(s.get("arguments", {}))} for s in chain], readout=dict(readout),
-        generator=data.get("generator"), seed=data.get("seed"), params=dict(data.get("params") or {}), image_path=data.get("image_path"),
+        generator=generator, seed=data.get("seed"), params=params, image_path=image_path,
     )
-    if problem.generator is None and problem.image_path is None:
-        raise ValueError(f"{source}: a problem needs either 'generator'+'seed' (regenerated image) or 'image_path'")
-    if problem.generator is not None:
-        from .generators import GENERATORS
 
-        if problem.generator not in GENERATORS:
-            raise ValueError(f"{source}: unknown generator {problem.generator!r}; known: {', '.join(GENERATORS)}")
-        if not isinstance(problem.seed, int):
-            raise ValueError(f"{source}: field 'seed' must be an integer, got {problem.seed!r}")
-    return problem
+
+#: The fields a problem file may hold (``answer_type`` is written by ``to_dict`` and derived on load).
+_PROBLEM_FIELDS = {"id", "category", "question", "answer", "choices", "answer_type", "reference_chain", "readout", "generator", "seed",
+                   "params", "image_path"}
 
 
 def problem_image(problem: Problem) -> np.ndarray:
@@ -142,12 +167,7 @@ def problem_image(problem: Problem) -> np.ndarray:
         from .generators import render
 
         return render(problem.generator, int(problem.seed or 0), problem.params)
-    path = Path(str(problem.image_path))
-    try:
-        with Image.open(path) as im:
-            return np.asarray(im.convert("RGB"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"problem {problem.id}: cannot read image {path}: {exc}") from None
+    return read_image_file(str(problem.image_path), f"problem {problem.id}: field 'image_path'")
 
 
 # ---------------------------------------------------------------------------------------- references
@@ -351,10 +371,11 @@ def validate_problem(problem: Problem, image: np.ndarray | None = None, target: 
 
 
 # ---------------------------------------------------------------------------------------- the pinned suite
-def load_suite(path: str | Path | None = None) -> list[Problem]:
-    """The pinned suite (``registry/vtc/suite.jsonl`` by default), one problem per line."""
+def load_suite(path: str | Path | None = None, *, image_root: str | Path | None = None) -> list[Problem]:
+    """The pinned suite (``registry/vtc/suite.jsonl`` by default), one problem per line; ``image_path``
+    entries may name files in the registry or ``image_root``."""
     path = Path(path) if path is not None else registry_path(*SUITE_FILE)
-    return [problem_from_dict(data, where) for where, data in load_jsonl(path, "the VTC-Bench suite")]
+    return [problem_from_dict(data, where, image_root=image_root) for where, data in load_jsonl(path, "the VTC-Bench suite")]
 
 
 def write_suite(problems: Iterable[Problem], path: str | Path) -> Path:
@@ -415,15 +436,23 @@ def _decode_image_cell(cell: str, image_dir: Path | None, where: str) -> tuple[n
     cell = cell.strip()
     if not cell:
         raise ValueError(f"{where}: empty image cell")
-    if image_dir is not None:
-        candidate = image_dir / cell
-        if len(cell) < 1024 and candidate.is_file():
+    if image_dir is not None and len(cell) < 1024:
+        try:  # a file name: only inside image_dir (refused before anything is opened otherwise)
+            candidate = allowed_image_path(cell, [image_dir], where)
+        except ValueError:
+            if ".." in Path(cell).parts or Path(cell).is_absolute():
+                raise
+            candidate = None
+        if candidate is not None and candidate.is_file():
             return None, str(candidate)
     try:  # VLMEvalKit-style TSVs embed the image as base64
         raw = base64.b64decode(cell, validate=True)
         with Image.open(io.BytesIO(raw)) as im:
+            DEFAULT_BUDGET.check_image(*im.size, f"{where}: the embedded image")  # from the header, before decoding
             return np.asarray(im.convert("RGB")), None
-    except (ValueError, OSError):
+    except BudgetExceeded:
+        raise
+    except (ValueError, OSError, Image.DecompressionBombError):
         pass
     if image_dir is None:
         raise ValueError(f"{where}: {cell[:60]!r} is not a base64 image, and no image directory was given to resolve file names")

@@ -11,6 +11,14 @@ OpenCV's BGR order never leaks: conversions use OpenCV's RGB codes directly.
 
 ``tool_catalog()`` lists every tool with its JSON schema; ``call_tool(store, name, arguments)``
 validates and runs one call.
+
+Host-side limits (issue 14): the tools run on the host, so every call stays inside the episode budget
+of the store it works on (``store.budget``) and the action's deadline. Arguments longer than
+``tool_argument_chars`` are refused before validation; a tool that can make a larger image than its
+input (resize, rotate, zoom_in, pyramid) computes the output size from its parameters and the store
+refuses it (``image_pixels``, ``image_store_pixels``) before OpenCV allocates anything; the costly
+filters have work budgets (pixels x window), loops over contours check the deadline, and a tool whose
+cost its parameters cannot bound (``hough_circles``) runs in a child process killed at the deadline.
 """
 
 from __future__ import annotations
@@ -24,6 +32,10 @@ import numpy as np
 from scipy import ndimage
 
 from mmenvs.core import ActionError, ImageNotFound, ImageStore, specs
+from mmenvs.core.actions import check_argument_sizes
+from mmenvs.core.budget import DEFAULT_BUDGET, DeadlineExceeded, EpisodeBudget, current_deadline
+from mmenvs.core.offload import run_in_child
+from mmenvs.core.specs import within_number_limit
 
 IMAGE_ID_PATTERN = r"^img_[0-9]+$"
 #: Largest side a tool may produce (keeps a hostile ``resize`` from allocating gigabytes).
@@ -36,6 +48,11 @@ DENOISE_BUDGET = 1.5e8
 BILATERAL_BUDGET = 1.5e8
 INPAINT_BUDGET = 3e6
 GRABCUT_MAX_PIXELS = 1_000_000
+#: Morphology's work budget (pixels x channels x kernel² x iterations x passes): the largest allowed
+#: job takes about a second; at the parameters' maxima on a 4 MP image it would take minutes.
+MORPHOLOGY_BUDGET = 1e11
+#: Contours examined between two deadline checks (their Python-side loop is what a noise image makes slow).
+_CONTOURS_PER_CHECK = 4096
 #: How many list entries (components, lines, keypoints…) a result reports at most.
 MAX_ITEMS = 100
 
@@ -90,6 +107,11 @@ class ToolSpec:
     description: str
     params: tuple[Param, ...]
     fn: Callable[..., ToolOutput]
+    #: (width, height) of the output from the input's (width, height) and the validated parameters, for
+    #: tools whose output may be larger than their input (checked against the budget before running).
+    output_size: Callable[[int, int, dict[str, Any]], tuple[int, int]] | None = None
+    #: Runs in a child process killed at the action deadline (its cost is not bounded by its inputs).
+    isolated: bool = False
 
     @property
     def decl(self) -> specs.FunctionDecl:
@@ -126,10 +148,11 @@ TOOLS: dict[str, ToolSpec] = {}
 GROUPS = ("geometry", "enhancement", "feature_extraction", "drawing")
 
 
-def _tool(name: str, group: str, *params: Param) -> Callable[[Callable[..., ToolOutput]], Callable[..., ToolOutput]]:
+def _tool(name: str, group: str, *params: Param, output_size: Callable[[int, int, dict[str, Any]], tuple[int, int]] | None = None,
+          isolated: bool = False) -> Callable[[Callable[..., ToolOutput]], Callable[..., ToolOutput]]:
     def register(fn: Callable[..., ToolOutput]) -> Callable[..., ToolOutput]:
         doc = " ".join((fn.__doc__ or "").split())
-        TOOLS[name] = ToolSpec(name, group, doc, tuple(params), fn)
+        TOOLS[name] = ToolSpec(name, group, doc, tuple(params), fn, output_size, isolated)
         return fn
 
     return register
@@ -151,25 +174,28 @@ def tool_catalog() -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------- validation
-def validate_arguments(name: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def validate_arguments(name: str, arguments: Mapping[str, Any], budget: EpisodeBudget | None = None) -> tuple[str, dict[str, Any]]:
     """Check a call's arguments against the tool's parameters: returns ``(input image id, params)``
     with defaults filled in, or raises ``ToolError`` naming the tool, the parameter, the value and
-    what was expected."""
+    what was expected. An argument over ``budget.tool_argument_chars`` is refused first
+    (``BudgetExceeded``), before any of it is examined."""
+    if isinstance(arguments, Mapping):
+        check_argument_sizes(str(name)[:64], arguments, (budget or DEFAULT_BUDGET).tool_argument_chars)
     spec = TOOLS.get(name)
     if spec is None:
         close = [n for n in TOOLS if n.startswith(name[:3].lower())] if isinstance(name, str) and name else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise ToolError("unknown_tool", f"Unknown tool {name!r}.{hint} Available tools: {', '.join(TOOLS)}.")
+        raise ToolError("unknown_tool", f"Unknown tool {_shown(name, 80)}.{hint} Available tools: {', '.join(TOOLS)}.")
     if not isinstance(arguments, Mapping):
         raise ToolError("bad_arguments", f"{name}: arguments must be an object, got {type(arguments).__name__}.")
     known = {p.name: p for p in spec.params}
     unknown = sorted(set(arguments) - set(known) - {"image"})
     if unknown:
-        raise ToolError("unknown_parameter", f"{name}: unknown parameter(s) {', '.join(map(repr, unknown))}; "
+        raise ToolError("unknown_parameter", f"{name}: unknown parameter(s) {_shown(unknown)}; "
                         f"allowed: image, {', '.join(known) or '(none)'}.")
     image = arguments.get("image", "img_0")
     if not isinstance(image, str):
-        raise ToolError("bad_parameter", f"{name}: 'image' must be an image id string like 'img_0', got {image!r}.")
+        raise ToolError("bad_parameter", f"{name}: 'image' must be an image id string like 'img_0', got {_shown(image)}.")
     params: dict[str, Any] = {}
     for param in spec.params:
         if param.name in arguments:
@@ -189,52 +215,62 @@ def _check_value(tool: str, param: Param, value: Any) -> Any:
         raise ToolError("bad_parameter", f"{where} may not be null.")
     kind = param.kind
     if kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
-            raise ToolError("bad_parameter", f"{where} must be an integer, got {value!r}.")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not within_number_limit(value) \
+                or (isinstance(value, float) and not value.is_integer()):
+            raise ToolError("bad_parameter", f"{where} must be an integer within ±2**53, got {_shown(value)}.")
         value = int(value)
         _check_bounds(where, param, value)
         if param.odd and value % 2 == 0:
             raise ToolError("bad_parameter", f"{where} must be odd, got {value} (try {value + 1}).")
         return value
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ToolError("bad_parameter", f"{where} must be a finite number, got {value!r}.")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not within_number_limit(value):
+            raise ToolError("bad_parameter", f"{where} must be a finite number within ±2**53, got {_shown(value)}.")
         value = float(value)
         _check_bounds(where, param, value)
         return value
     if kind == "string":
         if not isinstance(value, str):
-            raise ToolError("bad_parameter", f"{where} must be a string, got {value!r}.")
+            raise ToolError("bad_parameter", f"{where} must be a string, got {_shown(value)}.")
         if param.choices:
             lowered = value.strip().lower()
             if lowered not in param.choices:
-                raise ToolError("bad_parameter", f"{where} must be one of {', '.join(param.choices)}; got {value!r}.")
+                raise ToolError("bad_parameter", f"{where} must be one of {', '.join(param.choices)}; got {_shown(value)}.")
             return lowered
         return value
     if kind == "boolean":
         if not isinstance(value, bool):
-            raise ToolError("bad_parameter", f"{where} must be true or false, got {value!r}.")
+            raise ToolError("bad_parameter", f"{where} must be true or false, got {_shown(value)}.")
         return value
     if kind in ("color", "box", "point"):
         size = {"color": 3, "box": 4, "point": 2}[kind]
         if not isinstance(value, (list, tuple)) or len(value) != size or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value
+            isinstance(v, (int, float)) and not isinstance(v, bool) and within_number_limit(v) for v in value
         ):
-            raise ToolError("bad_parameter", f"{where} must be a list of {size} numbers, got {value!r}.")
+            raise ToolError("bad_parameter", f"{where} must be a list of {size} numbers, got {_shown(value)}.")
         if kind == "color":
             if not all(0 <= v <= 255 for v in value):
-                raise ToolError("bad_parameter", f"{where} values must lie in 0..255, got {list(value)}.")
+                raise ToolError("bad_parameter", f"{where} values must lie in 0..255, got {_shown(list(value))}.")
             return [float(v) for v in value]
         if kind == "box":
             if not all(float(v).is_integer() and v >= 0 for v in value):
-                raise ToolError("bad_parameter", f"{where} must be [x, y, width, height] non-negative integers, got {list(value)}.")
+                raise ToolError("bad_parameter", f"{where} must be [x, y, width, height] non-negative integers, got {_shown(list(value))}.")
             return [int(v) for v in value]
         return [float(v) for v in value]
     if kind == "image":
         if not isinstance(value, str):
-            raise ToolError("bad_parameter", f"{where} must be an image id string like 'img_0', got {value!r}.")
+            raise ToolError("bad_parameter", f"{where} must be an image id string like 'img_0', got {_shown(value)}.")
         return value
     raise AssertionError(kind)  # pragma: no cover
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages (an argument may be a megabyte)."""
+    try:
+        text = repr(value) if not isinstance(value, (list, tuple)) or len(value) <= 64 else repr(list(value[:64])) + "…"
+    except ValueError:  # an int beyond sys.get_int_max_str_digits() has no decimal repr
+        text = f"an integer of about {int(value.bit_length() * 0.30103)} digits" if isinstance(value, int) else type(value).__name__
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _check_bounds(where: str, param: Param, value: float) -> None:
@@ -244,8 +280,14 @@ def _check_bounds(where: str, param: Param, value: float) -> None:
 
 # ---------------------------------------------------------------------------------------- execution
 def call_tool(store: ImageStore, name: str, arguments: Mapping[str, Any]) -> ToolCallResult:
-    """Validate and run one call on ``store``: the output image is added with its parents and op."""
-    image_id, params = validate_arguments(name, arguments)
+    """Validate and run one call on ``store``: the output image is added with its parents and op.
+
+    Within ``store.budget`` and the action's deadline (``current_deadline()``, else a fresh one of
+    ``budget.action_timeout``): refusals are ``BudgetExceeded``/``DeadlineExceeded`` naming the limit."""
+    budget = store.budget
+    deadline = current_deadline() or budget.deadline(f"the tool call {str(name)[:64]}")
+    deadline.check()  # a code block calling tools in a loop stops at the deadline
+    image_id, params = validate_arguments(name, arguments, budget)
     spec = TOOLS[name]
     inputs = [image_id]
     try:
@@ -257,11 +299,18 @@ def call_tool(store: ImageStore, name: str, arguments: Mapping[str, Any]) -> Too
                 inputs.append(params[param.name])
     except ImageNotFound as exc:
         raise ToolError("unknown_image", f"{name}: {exc}") from None
-    colorspace = record.meta.get("colorspace") or ("gray" if record.array.ndim == 2 else "rgb")
+    pixels = record.array
+    colorspace = record.meta.get("colorspace") or ("gray" if pixels.ndim == 2 else "rgb")
+    height, width = pixels.shape[:2]
+    out_w, out_h = spec.output_size(width, height, params) if spec.output_size is not None else (width, height)
+    store.check_new(out_w, out_h, f"{name}'s output")  # before the tool allocates it
     call_params = {**params, **extra}
     try:
-        output = spec.fn(record.array, colorspace, **call_params)
-    except ToolError:
+        if spec.isolated:
+            output = _run_isolated(spec, pixels, colorspace, call_params, deadline, budget)
+        else:
+            output = spec.fn(pixels, colorspace, **call_params)
+    except (ToolError, DeadlineExceeded):
         raise
     except cv2.error as exc:  # OpenCV refused the input: tell the agent which call and why
         message = str(exc).strip().splitlines()[-1]
@@ -272,6 +321,23 @@ def call_tool(store: ImageStore, name: str, arguments: Mapping[str, Any]) -> Too
     out_space = output.colorspace or ("gray" if out.ndim == 2 else "rgb")
     new_id = store.add(out, parents=inputs, op=name, meta={"tool": name, "params": dict(params), "colorspace": out_space})
     return ToolCallResult(name, dict(params), inputs, new_id, output.numbers)
+
+
+def _run_isolated(spec: ToolSpec, pixels: np.ndarray, colorspace: str, params: dict[str, Any], deadline: Any,
+                  budget: EpisodeBudget) -> ToolOutput:
+    """``spec.fn`` in a forked child process, killed when the action deadline passes (OpenCV cannot be
+    interrupted in-process) and held to ``budget.child_memory_bytes`` beyond what it inherits."""
+    deadline.check()
+    try:
+        return run_in_child(spec.fn, pixels, colorspace, timeout=max(0.05, deadline.remaining()),
+                            memory_bytes=budget.child_memory_bytes, **params)
+    except TimeoutError:
+        raise DeadlineExceeded(f"{spec.name} ran past the action deadline action_timeout={deadline.seconds:g} s and was stopped "
+                               "(crop, resize or pyramid the image down, or use stricter parameters; raise the deadline with "
+                               "the env kwarg budget={'action_timeout': ...})", seconds=deadline.seconds) from None
+    except MemoryError:
+        raise ToolError("too_costly", f"{spec.name} needed more than the budget child_memory_bytes={budget.child_memory_bytes:,} "
+                        "allows; crop or downscale the image first.") from None
 
 
 # ---------------------------------------------------------------------------------------- pixel helpers
@@ -374,33 +440,47 @@ _INTERP = {"nearest": cv2.INTER_NEAREST, "linear": cv2.INTER_LINEAR, "area": cv2
 # ======================================================================================== geometry
 
 
-@_tool("resize", "geometry",
-       Param("width", "integer", "Output width in pixels (height follows the aspect ratio if not given).", None, 1, MAX_SIDE, nullable=True),
-       Param("height", "integer", "Output height in pixels (width follows the aspect ratio if not given).", None, 1, MAX_SIDE, nullable=True),
-       Param("preset", "string", "'half' or 'double' the size (instead of width/height).", None, choices=("half", "double"), nullable=True),
-       Param("interpolation", "string", "Resampling filter.", "linear", choices=tuple(_INTERP)))
-def resize(image: np.ndarray, cs: str, width: int | None, height: int | None, preset: str | None, interpolation: str) -> ToolOutput:
-    """Resize the image to a width and/or height in pixels, or by a preset ('half', 'double').
-    Returns the new width, height and scale factors."""
-    h, w = image.shape[:2]
+def _resize_size(w: int, h: int, p: dict[str, Any]) -> tuple[int, int]:
+    """resize's output (width, height) from its parameters."""
+    width, height, preset = p.get("width"), p.get("height"), p.get("preset")
     if preset is not None:
         if width is not None or height is not None:
             raise ToolError("bad_parameter", "resize: give either 'preset' or width/height, not both.")
         factor = 0.5 if preset == "half" else 2.0
-        new_w, new_h = _check_out_size("resize", w * factor, h * factor)
-    elif width is None and height is None:
+        return _check_out_size("resize", w * factor, h * factor)
+    if width is None and height is None:
         raise ToolError("missing_parameter", "resize: give 'width', 'height' or 'preset' ('half' or 'double').")
-    else:
-        new_w, new_h = _check_out_size("resize", width if width is not None else w * height / h,  # type: ignore[operator]
-                                       height if height is not None else h * width / w)  # type: ignore[operator]
+    return _check_out_size("resize", width if width is not None else w * height / h, height if height is not None else h * width / w)
+
+
+@_tool("resize", "geometry",
+       Param("width", "integer", "Output width in pixels (height follows the aspect ratio if not given).", None, 1, MAX_SIDE, nullable=True),
+       Param("height", "integer", "Output height in pixels (width follows the aspect ratio if not given).", None, 1, MAX_SIDE, nullable=True),
+       Param("preset", "string", "'half' or 'double' the size (instead of width/height).", None, choices=("half", "double"), nullable=True),
+       Param("interpolation", "string", "Resampling filter.", "linear", choices=tuple(_INTERP)), output_size=_resize_size)
+def resize(image: np.ndarray, cs: str, width: int | None, height: int | None, preset: str | None, interpolation: str) -> ToolOutput:
+    """Resize the image to a width and/or height in pixels, or by a preset ('half', 'double').
+    Returns the new width, height and scale factors."""
+    h, w = image.shape[:2]
+    new_w, new_h = _resize_size(w, h, {"width": width, "height": height, "preset": preset})
     out = cv2.resize(image, (new_w, new_h), interpolation=_INTERP[interpolation])
     return ToolOutput(out, {"width": new_w, "height": new_h, "scale_x": _r(new_w / w, 4), "scale_y": _r(new_h / h, 4)}, _same_space(out, cs))
+
+
+def _rotate_size(w: int, h: int, p: dict[str, Any]) -> tuple[int, int]:
+    """rotate's output (width, height): the expanded canvas (sides swapped for odd quarter turns)."""
+    ccw = -p["angle"] if p["clockwise"] else p["angle"]
+    if (ccw / 90.0).is_integer():
+        return (h, w) if int(ccw / 90.0) % 2 else (w, h)
+    matrix = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), ccw, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    return _check_out_size("rotate", h * sin + w * cos, h * cos + w * sin)
 
 
 @_tool("rotate", "geometry",
        Param("angle", "number", "Rotation angle in degrees.", 90.0, -360, 360),
        Param("clockwise", "boolean", "Rotate clockwise (true) or counter-clockwise (false).", False),
-       Param("fill", "color", "Colour of the corners the rotation uncovers.", [0, 0, 0]))
+       Param("fill", "color", "Colour of the corners the rotation uncovers.", [0, 0, 0]), output_size=_rotate_size)
 def rotate(image: np.ndarray, cs: str, angle: float, clockwise: bool, fill: list[float]) -> ToolOutput:
     """Rotate the image about its centre by an angle in degrees; the canvas expands so nothing is cut.
     Multiples of 90° are exact. Returns the new width and height."""
@@ -413,8 +493,7 @@ def rotate(image: np.ndarray, cs: str, angle: float, clockwise: bool, fill: list
     else:
         h, w = image.shape[:2]
         matrix = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), ccw, 1.0)
-        cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
-        new_w, new_h = _check_out_size("rotate", h * sin + w * cos, h * cos + w * sin)
+        new_w, new_h = _rotate_size(w, h, {"angle": angle, "clockwise": clockwise})
         matrix[0, 2] += new_w / 2.0 - w / 2.0
         matrix[1, 2] += new_h / 2.0 - h / 2.0
         border = _color_tuple(fill) if image.ndim == 3 else int(round(fill[0]))
@@ -453,8 +532,17 @@ def crop(image: np.ndarray, cs: str, **p: Any) -> ToolOutput:
     return ToolOutput(out, {"box": [x, y, width, height], "width": width, "height": height}, _same_space(out, cs))
 
 
+def _zoom_size(w: int, h: int, p: dict[str, Any]) -> tuple[int, int]:
+    """zoom_in's output (width, height): the box's size times ``scale`` (the box itself is checked by the tool)."""
+    box = p.get("box")
+    width, height = (box[2], box[3]) if box is not None else (p.get("width"), p.get("height"))
+    if width is None or height is None:
+        return w, h  # the tool reports the missing parameter
+    return _check_out_size("zoom_in", min(width, w) * p["scale"], min(height, h) * p["scale"])
+
+
 @_tool("zoom_in", "geometry", *_BOX_PARAMS,
-       Param("scale", "number", "Magnification factor.", 2.0, 1.0, 8.0))
+       Param("scale", "number", "Magnification factor.", 2.0, 1.0, 8.0), output_size=_zoom_size)
 def zoom_in(image: np.ndarray, cs: str, scale: float, **p: Any) -> ToolOutput:
     """Crop a region (x, y, width, height or box) and enlarge it by ``scale`` with cubic interpolation
     to inspect small details. Returns the box and the output size."""
@@ -466,7 +554,8 @@ def zoom_in(image: np.ndarray, cs: str, scale: float, **p: Any) -> ToolOutput:
 
 @_tool("pyramid", "geometry",
        Param("mode", "string", "'pyr_down' halves each side (Gaussian pyramid), 'pyr_up' doubles it.", "pyr_down", choices=("pyr_down", "pyr_up")),
-       Param("levels", "integer", "How many pyramid levels to apply.", 1, 1, 4))
+       Param("levels", "integer", "How many pyramid levels to apply.", 1, 1, 4),
+       output_size=lambda w, h, p: _check_out_size("pyramid", w * 2 ** p["levels"], h * 2 ** p["levels"]) if p["mode"] == "pyr_up" else (w, h))
 def pyramid(image: np.ndarray, cs: str, mode: str, levels: int) -> ToolOutput:
     """Gaussian image pyramid: downsample (pyr_down) or upsample (pyr_up) by 2 per level.
     Returns the new width and height."""
@@ -598,6 +687,10 @@ _SHAPES = {"rect": cv2.MORPH_RECT, "ellipse": cv2.MORPH_ELLIPSE, "cross": cv2.MO
 def morphology(image: np.ndarray, cs: str, operation: str, kernel_size: int, iterations: int, shape: str) -> ToolOutput:
     """Erode, dilate, open (erode then dilate: removes specks, separates touching blobs), close (fills
     gaps) or take the gradient/top-hat/black-hat, with a rect, ellipse or cross kernel."""
+    passes = {"erode": 1, "dilate": 1, "open": 2, "close": 2}.get(operation, 3)  # gradient/tophat/blackhat: 2 passes and a subtraction
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    _check_cost("morphology", image.shape[0] * image.shape[1] * channels * kernel_size**2 * iterations * passes, MORPHOLOGY_BUDGET,
+                f"a {kernel_size}x{kernel_size} kernel with {iterations} iteration(s) on this image")
     kernel = cv2.getStructuringElement(_SHAPES[shape], (kernel_size, kernel_size))
     ops = {"erode": cv2.MORPH_ERODE, "dilate": cv2.MORPH_DILATE, "open": cv2.MORPH_OPEN, "close": cv2.MORPH_CLOSE,
            "gradient": cv2.MORPH_GRADIENT, "tophat": cv2.MORPH_TOPHAT, "blackhat": cv2.MORPH_BLACKHAT}
@@ -917,7 +1010,7 @@ def hough_lines(image: np.ndarray, cs: str, threshold: int, min_line_length: flo
        Param("param1", "number", "Upper Canny threshold.", 100.0, 1, 1000),
        Param("param2", "number", "Accumulator threshold: lower finds more (and falser) circles.", 50.0, 1, 1000),
        Param("min_radius", "integer", "Smallest radius.", 10, 0, 100_000),
-       Param("max_radius", "integer", "Largest radius (0: no limit).", 0, 0, 100_000))
+       Param("max_radius", "integer", "Largest radius (0: no limit).", 0, 0, 100_000), isolated=True)
 def hough_circles(image: np.ndarray, cs: str, dp: float, min_dist: float, param1: float, param2: float, min_radius: int, max_radius: int) -> ToolOutput:
     """Detect circles with the Hough gradient method on the gray image and draw them. Returns circles
     {x, y, r}, strongest first."""
@@ -993,10 +1086,17 @@ _RETRIEVAL = {"external": cv2.RETR_EXTERNAL, "list": cv2.RETR_LIST}
 def _find_contours(image: np.ndarray, cs: str, mode: str, min_area: float) -> list[np.ndarray]:
     mask = to_binary(image, cs)
     contours, _ = cv2.findContours(mask, _RETRIEVAL[mode], cv2.CHAIN_APPROX_SIMPLE)
-    kept = [c for c in contours if cv2.contourArea(c) >= min_area]
+    deadline = current_deadline()
+    keyed = []
+    for index, c in enumerate(contours):  # a noise image has hundreds of thousands: the deadline is checked as they go
+        if deadline is not None and index % _CONTOURS_PER_CHECK == 0:
+            deadline.check()
+        area = cv2.contourArea(c)
+        if area >= min_area:
+            keyed.append(((-area, int(c[:, 0, 1].min()), int(c[:, 0, 0].min())), index))
     # Largest first; ties broken by position so the order is reproducible.
-    kept.sort(key=lambda c: (-cv2.contourArea(c), int(c[:, 0, 1].min()), int(c[:, 0, 0].min())))
-    return kept
+    keyed.sort()
+    return [contours[index] for _, index in keyed]
 
 
 def _contour_facts(index: int, c: np.ndarray) -> dict[str, Any]:

@@ -7,6 +7,7 @@ id (with its parent and the operation in the store's lineage); originals never c
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -16,6 +17,8 @@ from ..tools import tool
 from ..world import ToolError, World
 
 _MAX_SIDE = 4096
+#: Longest label draw_bbox writes: drawing text costs time superlinear in its length (1 MB took > 75 s).
+MAX_LABEL_CHARS = 500
 _COLORS = {"red": (230, 30, 30), "green": (20, 170, 60), "blue": (30, 80, 230), "yellow": (240, 200, 0), "black": (0, 0, 0), "white": (255, 255, 255)}
 
 
@@ -96,6 +99,8 @@ def draw_bbox(world: World, image_id: str, bbox: list[float], color: Literal["re
     """
     if not 1 <= line_width <= 20:
         raise ToolError(f"line_width must be between 1 and 20, got {line_width}")
+    if label is not None and len(label) > MAX_LABEL_CHARS:
+        raise ToolError(f"label may hold at most {MAX_LABEL_CHARS} characters (MAX_LABEL_CHARS), got {len(label):,}")
     image = _pil(world, image_id)
     box = _box(bbox, image.width, image.height)
     draw = ImageDraw.Draw(image)
@@ -119,6 +124,7 @@ def resize_image(world: World, image_id: str, width: int, height: int | None = N
         height = max(1, round(image.height * width / image.width))
     if not (1 <= width <= _MAX_SIDE and 1 <= height <= _MAX_SIDE):
         raise ToolError(f"width and height must be between 1 and {_MAX_SIDE}, got {width}x{height}")
+    world.images.check_new(width, height, "resize_image's output")  # the episode's pixel budget, before allocating
     return _store(world, image.resize((width, height), Image.Resampling.LANCZOS), image_id, "resize", size=[width, height])
 
 
@@ -130,9 +136,15 @@ def rotate_image(world: World, image_id: str, angle: float) -> dict[str, Any]:
         image_id: id of the image
         angle: degrees counter-clockwise, e.g. 90 or -90
     """
-    image = _pil(world, image_id)
     if not -360 <= angle <= 360:
         raise ToolError(f"angle must be between -360 and 360, got {angle}")
+    world.check_image(image_id)
+    width, height = world.images.record(image_id).size
+    radians = math.radians(angle)
+    cos, sin = abs(math.cos(radians)), abs(math.sin(radians))
+    # The expanded canvas grows up to 1.41x per side: checked against the budget before PIL allocates it.
+    world.images.check_new(max(1, math.ceil(width * cos + height * sin)), max(1, math.ceil(width * sin + height * cos)), "rotate_image's output")
+    image = _pil(world, image_id)
     return _store(world, image.rotate(angle, expand=True, fillcolor=(255, 255, 255)), image_id, "rotate", angle=angle)
 
 
