@@ -83,12 +83,11 @@ def _gui_step_rows(be: SimBackend) -> list[dict[str, Any]]:
 def _editor_app_rows(be: SimBackend) -> list[dict[str, Any]]:
     """Typing in the apps that read their state from disk on every redraw: Obsidian over a 60-note vault
     (the vault index is rebuilt per keystroke: the note is saved as typed) and VS Code in an 80-file folder."""
-    home = be.home
-    root = home / "Documents" / "Work"
+    files = be.current_desktop().home_files  # the bench's setup writes like any host code: through the confined layer
     for i in range(60):
-        p = root / f"Area {i % 6}" / f"Note {i}.md"
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(f"# Note {i}\nSee [[Note {(i + 1) % 60}]] and [[Note {(i + 7) % 60}]] #tag{i % 5}\n" + "words " * 60)
+        folder = f"Documents/Work/Area {i % 6}"
+        files.mkdir(folder, parents=True, exist_ok=True)
+        files.write_text(f"{folder}/Note {i}.md", f"# Note {i}\nSee [[Note {(i + 1) % 60}]] and [[Note {(i + 7) % 60}]] #tag{i % 5}\n" + "words " * 60)
     be.run_shell("mkdir -p ~/Library/Application\\ Support/obsidian && printf '{\"vaults\":{\"b1\":{\"path\":\"%s\","
                  "\"open\":true}}}' \"$HOME/Documents/Work\" > ~/Library/Application\\ Support/obsidian/obsidian.json && "
                  "open 'obsidian://open?vault=Work&file=Note%203'")
@@ -102,9 +101,9 @@ def _editor_app_rows(be: SimBackend) -> list[dict[str, Any]]:
                        target_ms=10.0, note="each keystroke saves the note; backlinks, tags and the tree come from "
                                             "the vault index, rebuilt only for changed files")]
     for i in range(80):
-        p = home / "Projects" / "app" / f"pkg{i % 8}" / f"mod{i}.py"
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text("value = 1\n" * 30)
+        folder = f"Projects/app/pkg{i % 8}"
+        files.mkdir(folder, parents=True, exist_ok=True)
+        files.write_text(f"{folder}/mod{i}.py", "value = 1\n" * 30)
     be.run_shell("code -g ~/Projects/app/pkg0/mod0.py:3")
     be.screenshot()
     rows.append(timing_row("macagent sim: typing in VS Code (80-file folder open) + screenshot",
@@ -120,7 +119,7 @@ def _reset_rows(be: SimBackend, home: Path) -> list[dict[str, Any]]:
         k["i"] += 1
         be.reset(now=NOW + timedelta(days=k["i"] % 5), home=home)
         be.app("Notes").add_note("Project Ideas", "First idea")
-        (home / "Documents" / "report.txt").write_text("quarterly numbers\n")
+        be.current_desktop().home_files.write_text("Documents/report.txt", "quarterly numbers\n")
         be.open_app("Notes")
         be.screenshot()
 
