@@ -75,7 +75,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     try:
         summary = evaluate(args.env_id, agent=args.agent, tasks=args.tasks, attempts=args.attempts, workers=args.workers,
                            env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, out=out, seed=args.seed, resume=args.resume,
-                           ray_address=args.ray)
+                           ray_address=args.ray, server=args.server)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished episodes are in {Path(out) / 'episodes.jsonl'}; "
               f"run the same command with --resume to continue", file=sys.stderr)
@@ -110,6 +110,29 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from mmenvs.serve import ServeConfig, serve
+
+    try:
+        env_kwargs = json.loads(args.kwargs) if args.kwargs else {}
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--kwargs must be a JSON object: {exc}") from None
+    if not isinstance(env_kwargs, dict):
+        raise ValueError(f"--kwargs must be a JSON object, got {type(env_kwargs).__name__}")
+    if args.mcp:
+        raise ValueError("--mcp is not implemented yet (issue 17 item 3; see docs/serve.md)")
+    token = None
+    if args.token_env:
+        token = os.environ.get(args.token_env)
+        if not token:
+            raise ValueError(f"--token-env {args.token_env}: that environment variable is not set or empty")
+    config = ServeConfig(env_id=args.env_id, env_kwargs=env_kwargs, max_sessions=args.max_sessions,
+                         idle_timeout=args.idle_timeout, image_format=args.image_format, token=token,
+                         mcp=args.mcp, allow_oracle=args.oracle, max_message_bytes=args.max_message_bytes)
+    serve(config, host=args.host, port=args.port, allow_remote=args.allow_remote)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mmenvs", description="Gymnasium environments for multimodal agents")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -124,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--tasks", default="all", help="all | N (first N) | comma-separated task ids")
     evaluation.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass@k / pass^k)")
     evaluation.add_argument("--workers", type=int, default=1, help="worker processes (with --ray: Ray actors)")
+    evaluation.add_argument("--server", metavar="URL", help="run the episodes on a `mmenvs serve` server (docs/serve.md); "
+                                                            "--agent oracle needs that server started with --oracle")
     evaluation.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                             help="run the episodes on Ray actors (one env each; see docs/ray.md): without ADDRESS a "
                                  "private local instance, else the cluster to connect to (auto, ray://HOST:10001)")
@@ -163,6 +188,21 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--tasks", type=int, default=DEMO_TASKS)
     demo.add_argument("--out", default="runs/demo")
     demo.set_defaults(func=_cmd_demo)
+
+    serving = commands.add_parser("serve", help="an env as an OpenEnv-compatible service (HTTP + WebSocket, MCP)")
+    serving.add_argument("env_id")
+    serving.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback unless --allow-remote)")
+    serving.add_argument("--port", type=int, default=8000, help="port (0: any free port, printed at start)")
+    serving.add_argument("--max-sessions", type=int, default=64, help="sessions (env worker processes) at most")
+    serving.add_argument("--idle-timeout", type=float, default=300.0, help="seconds before an idle session is reaped")
+    serving.add_argument("--token-env", metavar="VAR", help="environment variable holding the bearer token clients must send")
+    serving.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (needs --token-env)")
+    serving.add_argument("--image-format", choices=["png", "jpeg"], default="png", help="how observation images travel")
+    serving.add_argument("--mcp", action="store_true", help="also serve the episode's tools over MCP at /mcp/")
+    serving.add_argument("--oracle", action="store_true", help="answer 'oracle' messages with the reference action (tests, demos)")
+    serving.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024, help="largest request or WebSocket message")
+    serving.add_argument("--kwargs", default="", help="JSON object passed to gym.make")
+    serving.set_defaults(func=_cmd_serve)
 
     bench = commands.add_parser("bench", help="latency, throughput and memory of every env and workload")
     bench.add_argument("env_ids", nargs="*")

@@ -88,7 +88,9 @@ class RemoteEnv(gym.Env):
         ws_url = "ws" + self.url[4:] + "/ws"
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
         try:
-            self._ws = connect(ws_url, additional_headers=headers, max_size=None, open_timeout=min(timeout, 60.0))
+            # entered by hand: the connection lives as long as this env, not a with-block
+            self._ws = connect(ws_url, additional_headers=headers, max_size=None,
+                               open_timeout=min(timeout, 60.0)).__enter__()
         except Exception as exc:
             raise RemoteEnvError(f"cannot open a session at {ws_url}: {exc}", "CONNECTION") from None
         self._closed = False

@@ -13,6 +13,7 @@ and summed in the summary. ``resume=True`` keeps the finished episodes of an ear
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -48,6 +49,7 @@ class EpisodeJob:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     agent_kwargs: dict[str, Any] = field(default_factory=dict)
     record_dir: str | None = None
+    server: str | None = None  # a `mmenvs serve` URL: the env runs there (mmenvs.remote.RemoteEnv)
 
 
 _WORKER_ENVS: dict[tuple[str, str], gym.Env] = {}
@@ -56,6 +58,10 @@ _WORKER_ENVS: dict[tuple[str, str], gym.Env] = {}
 def _env_for(job: EpisodeJob) -> gym.Env:
     key = (job.env_id, json.dumps(job.env_kwargs, sort_keys=True))
     env = _WORKER_ENVS.get(key)
+    if env is None and job.server:
+        from mmenvs.remote import RemoteEnv
+
+        env = _WORKER_ENVS[key] = RemoteEnv(job.server, job.env_id, **job.env_kwargs)
     if env is None:
         env = gym.make(f"mmenvs:{job.env_id}", **job.env_kwargs)
         _WORKER_ENVS[key] = env
@@ -95,7 +101,7 @@ def run_episode(job: EpisodeJob) -> dict[str, Any]:
         if job.record_dir:
             shutil.rmtree(job.record_dir, ignore_errors=True)  # an episode folder holds one run (a resumed one starts over)
             recorder = EpisodeRecorder(job.record_dir)
-            recorder.record_reset(obs, info, env.unwrapped.images)
+            recorder.record_reset(obs, info, getattr(env.unwrapped, "images", None))
         agent.reset({**info, "attempt": job.attempt})
         terminated = truncated = False
         while not (terminated or truncated):
@@ -103,7 +109,7 @@ def run_episode(job: EpisodeJob) -> dict[str, Any]:
             obs, reward, terminated, truncated, info = env.step(action)
             record["return"] += float(reward)
             if recorder:
-                recorder.record_step(action, obs, reward, terminated, truncated, info, env.unwrapped.images)
+                recorder.record_step(action, obs, reward, terminated, truncated, info, getattr(env.unwrapped, "images", None))
         record.update(score=float(info["score"]), success=bool(info["success"]), steps=int(info["step"]),
                       terminated=bool(terminated), truncated=bool(truncated))
         final = to_jsonable({k: v for k, v in info.items() if k not in ("task_id", "step", "score", "success", "images")})
@@ -317,6 +323,7 @@ def evaluate(
     record_steps: bool = True,
     resume: bool = False,
     ray_address: str | None = None,
+    server: str | None = None,
 ) -> dict[str, Any]:
     """Run an evaluation and write ``episodes.jsonl``, ``summary.json`` and ``summary.png`` under ``out``.
 
@@ -329,6 +336,8 @@ def evaluate(
     task_ids = select_tasks(env_id, tasks, env_kwargs or {})
     jobs = plan_jobs(env_id, task_ids, agent=agent, attempts=attempts, seed=seed, env_kwargs=env_kwargs,
                      agent_kwargs=agent_kwargs, out=out if record_steps else None)
+    if server:  # each worker opens its sessions on that server instead of making the env
+        jobs = [dataclasses.replace(job, server=server) for job in jobs]
     episodes = out / "episodes.jsonl"
     kept: list[dict[str, Any]] = []
     if resume and episodes.exists():

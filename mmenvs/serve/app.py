@@ -94,8 +94,7 @@ class ServeApp:
                                     code="MESSAGE_TOO_LARGE", status=413)
         if not body.strip():
             return {}
-        message = protocol.parse_message(bytes(body), limit)
-        return message
+        return protocol.parse_json_object(bytes(body), limit)
 
     async def _run(self, session: Session, command: str, *arguments: Any) -> Any:
         return await self.manager.call(session, command, *arguments)
@@ -133,7 +132,7 @@ class ServeApp:
                 data = {"session_id": request.query_params.get("session_id")}
             else:
                 message = await self._body(request)
-                data = message.get("data", message)  # OpenEnv's HTTP bodies are flat; a {"data": ...} wrap is accepted
+                data = message.get("data", message) if set(message) <= {"type", "data"} else message  # flat, or wrapped
                 if not isinstance(data, dict):
                     raise ProtocolError("the request body must be a JSON object")
             if action == "reset":
@@ -303,7 +302,8 @@ def _silent_connection_guard(idle_timeout: float) -> type:
 
         def _close_silent(self) -> None:
             self._silence_timer = None
-            if self.cycle is None and not self.transport.is_closing():
+            # After a WebSocket upgrade the transport belongs to the WebSocket protocol (the session reaper rules).
+            if self.cycle is None and self.transport.get_protocol() is self and not self.transport.is_closing():
                 self.transport.close()
 
     return GuardedH11Protocol

@@ -166,8 +166,8 @@ def step_result(obs: Mapping[str, Any], reward: float, terminated: bool, truncat
 
 
 # ------------------------------------------------------------------------------------- messages
-def parse_message(raw: str | bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> dict[str, Any]:
-    """A client message as a dict with a ``type``; ``ProtocolError`` naming what is wrong otherwise."""
+def parse_json_object(raw: str | bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """A JSON object from a client (a WebSocket message or an HTTP body), or ``ProtocolError``."""
     if len(raw) > max_bytes:
         raise ProtocolError(f"message of {len(raw)} bytes is over the server's limit of {max_bytes} bytes",
                             code="MESSAGE_TOO_LARGE", status=413)
@@ -176,8 +176,13 @@ def parse_message(raw: str | bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) 
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"Invalid JSON: {exc}", code="INVALID_JSON") from None
     if not isinstance(message, dict):
-        raise ProtocolError(f"a message must be a JSON object with a 'type', got {type(message).__name__}",
-                            code="INVALID_JSON")
+        raise ProtocolError(f"a message must be a JSON object, got {type(message).__name__}", code="INVALID_JSON")
+    return message
+
+
+def parse_message(raw: str | bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """A WebSocket message as a dict with ``type`` and ``data``; ``ProtocolError`` naming what is wrong otherwise."""
+    message = parse_json_object(raw, max_bytes)
     data = message.get("data")
     if data is None:
         message["data"] = data = {}
