@@ -18,10 +18,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import ActionError
-from .budget import EpisodeBudget
+from .actions import ActionError, json_size
+from .budget import Deadline, EpisodeBudget, check_limit, deadline_scope
 from .images import ImageStore
-from .spaces import UnicodeText, clip_text, image_space, letterbox, to_rgb
+from .spaces import UnicodeText, image_space, letterbox, observation_text, to_rgb
 
 REWARD_MODES = ("final", "progress")
 
@@ -41,6 +41,37 @@ class ActionOutcome:
     info: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     error_kind: str | None = None
+
+
+@dataclass
+class InternalFault:
+    """An internal error (a bug in the env, or input it did not foresee) in one phase of a step.
+
+    ``recovery`` says what the env did about it (``recover()``'s answer: "" when nothing needed
+    repair); None when it could not recover, and the episode was truncated."""
+
+    phase: str
+    error: str
+    recovery: str | None
+
+    def describe(self) -> str:
+        """The sentence the agent is shown (``info["action_error"]`` and the observation text)."""
+        if self.phase == ACT_PHASE:
+            text = f"the environment could not carry out this action ({self.error})."
+        else:
+            text = f"the environment failed while {self.phase} ({self.error})."
+        if self.recovery is None:
+            return text + " It could not recover: the episode was truncated."
+        return text + (f" {self.recovery}" if self.recovery else "")
+
+
+#: The phase name of ``act`` in ``InternalFault`` (the others name observation building and scoring).
+ACT_PHASE = "carrying out the action"
+
+
+class ContractError(RuntimeError):
+    """A benchmark broke the env contract (e.g. reused a standard info key): a bug in the env's code
+    that shows on its first step, raised rather than reported as an internal error of that step."""
 
 
 @dataclass
@@ -99,7 +130,7 @@ class MMEnv(gym.Env[dict, str]):
         #: The episode's host-side limits (mmenvs.core.budget); the ``budget`` kwarg overrides fields.
         self.budget = EpisodeBudget.from_option(budget)
         self._sandbox: Any = None
-        self.images = ImageStore(max_raw_bytes=self.image_memory_budget)
+        self.images = ImageStore(max_raw_bytes=self.image_memory_budget, budget=self.budget)
         extra_spaces = self.extra_observation_spaces()
         clash = sorted(set(extra_spaces) & {"text", "image"})
         if clash:
@@ -200,6 +231,13 @@ class MMEnv(gym.Env[dict, str]):
     def shutdown(self) -> None:
         """Release the benchmark's processes and files (called once by ``close``; the sandbox is closed after it)."""
 
+    def recover(self, phase: str, error: Exception) -> str | None:
+        """Repair the env after an internal error ``error`` raised while ``phase`` (e.g. re-create the
+        broken app). Return what was done, as a sentence for the agent ("" when nothing needed repair),
+        or None when the episode cannot go on: it is then truncated. The default repairs nothing; a
+        phase that keeps failing after its recovery also truncates the episode."""
+        return ""
+
     def sandbox_tools(self) -> dict[str, Callable[..., Any]]:
         """Host functions the agent's code may call in the sandbox (each call crosses to the host)."""
         return {}
@@ -277,7 +315,7 @@ class MMEnv(gym.Env[dict, str]):
         else:
             task = self.sample_task(self.np_random)
         self.task = task
-        self.images = ImageStore(max_raw_bytes=self.image_memory_budget)
+        self.images = ImageStore(max_raw_bytes=self.image_memory_budget, budget=self.budget)
         self.steps = 0
         self._paid = 0.0
         self._ended = False
@@ -295,28 +333,37 @@ class MMEnv(gym.Env[dict, str]):
             raise RuntimeError(f"{type(self).__name__}.step() called before reset()")
         if self._ended:
             message = "The episode is over: call reset() to start a new one."
+            observation = self._safe_observation([], f"Error: {message}")
             info = self._info(new_images=[], error=message, step_info={}, error_kind="episode_over")
-            return self._observation(f"Error: {message}"), 0.0, True, False, info
+            return observation, 0.0, True, False, info
         self.steps += 1
         images_before = len(self.images)
         error: str | None = None
         error_kind: str | None = None
+        # Every phase of the step runs through _run_phase: an internal error ends at most this step.
+        faults: list[InternalFault] = []
         try:
-            outcome = self.act(action)
+            outcome = self._run_phase(faults, ACT_PHASE, lambda: self._act_within_budget(action), ActionOutcome)
         except ActionError as exc:
             error, error_kind = str(exc), exc.kind
             outcome = ActionOutcome(text=f"Error: {error}")
-        except Exception as exc:  # a bug or an unforeseen input: report it, keep the episode alive
-            error, error_kind = f"{type(exc).__name__}: {exc}", "internal"
-            warnings.warn(f"{type(self).__name__}.act raised unexpectedly:\n{traceback.format_exc()}", RuntimeWarning, stacklevel=2)
-            outcome = ActionOutcome(text=f"Error: the environment could not carry out this action ({error}).")
         if error is None and outcome.error:
             error, error_kind = outcome.error, outcome.error_kind or "failed"
         terminated = bool(outcome.terminated)
-        truncated = not terminated and self.budget_exhausted()
+        truncated = not terminated and self._run_phase(faults, "checking the step budget", self.budget_exhausted, lambda: True)
+        evaluated = False
+        if terminated or truncated or self.cheap_evaluation or self.reward_mode == "progress":
+            self._evaluation = self._run_phase(faults, "scoring the state", self.evaluate, lambda: self._evaluation)
+            evaluated = True
+        text = outcome.text
+        if faults:
+            text = self._with_faults(text, faults)
+        observation = self._safe_observation(faults, text)
+        if any(fault.recovery is None for fault in faults) and not (terminated or truncated):
+            truncated = True  # the env could not recover: the episode ends here, scored as it stands
+            if not evaluated:
+                self._evaluation = self._run_phase(faults, "scoring the state", self.evaluate, lambda: self._evaluation)
         ended = terminated or truncated
-        if ended or self.cheap_evaluation or self.reward_mode == "progress":
-            self._evaluation = self.evaluate()
         score = float(self._evaluation.score)
         if self.reward_mode == "progress":
             reward = score - self._paid
@@ -324,9 +371,85 @@ class MMEnv(gym.Env[dict, str]):
             reward = score - self._paid if ended else 0.0
         self._paid += reward
         self._ended = ended
-        observation = self._observation(outcome.text)
+        if faults:
+            described = " ".join(fault.describe() for fault in faults)
+            error, error_kind = (f"{error} {described}" if error else described), "internal"
         info = self._info(new_images=self.images.ids_since(images_before), error=error, step_info=outcome.info, error_kind=error_kind)
+        if faults:
+            info["internal_error"] = [{"phase": f.phase, "error": f.error, "recovery": f.recovery} for f in faults]
         return observation, float(reward), terminated, truncated, info
+
+    # ------------------------------------------------------------------ internal errors
+    def _run_phase(self, faults: list[InternalFault], phase: str, run: Callable[[], Any], fallback: Callable[[], Any]) -> Any:
+        """``run()``; if it raises an internal error (anything but ``ActionError`` and ``ContractError``),
+        record it in ``faults``, let the env ``recover``, and return ``fallback()`` instead."""
+        try:
+            return run()
+        except (ActionError, ContractError):
+            raise
+        except Exception as exc:  # a bug or an unforeseen input: report it, keep the process alive
+            faults.append(self._fault(phase, exc))
+            return fallback()
+
+    def _fault(self, phase: str, exc: Exception) -> InternalFault:
+        """Record an internal error: warn with its traceback (for the env's developers) and recover."""
+        warnings.warn(f"{type(self).__name__}: internal error while {phase}:\n{traceback.format_exc()}", RuntimeWarning, stacklevel=3)
+        try:
+            recovery = self.recover(phase, exc)
+        except Exception:  # noqa: BLE001 - a failed repair ends the episode instead
+            warnings.warn(f"{type(self).__name__}.recover failed:\n{traceback.format_exc()}", RuntimeWarning, stacklevel=3)
+            recovery = None
+        return InternalFault(phase, _error_text(exc), recovery)
+
+    #: How often the observation is built again after a failure (each time after a recovery).
+    OBSERVATION_ATTEMPTS = 3
+
+    def _safe_observation(self, faults: list[InternalFault], text: str) -> dict[str, Any]:
+        """This step's observation; when building it fails, the env recovers and it is built again
+        (up to ``OBSERVATION_ATTEMPTS`` times); a blank one (the text and the faults, no image) stands
+        in when it keeps failing, and the last fault is then marked unrecoverable."""
+        new: list[InternalFault] = []
+        for _ in range(self.OBSERVATION_ATTEMPTS):
+            try:
+                media = self._observation_media()
+                break
+            except ContractError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - see _run_phase
+                new.append(self._fault("building the observation", exc))
+                if new[-1].recovery is None:
+                    media = self._blank_observation_media()
+                    break
+        else:
+            new[-1].recovery = None
+            media = self._blank_observation_media()
+        if new:
+            faults.extend(new)
+            text = self._with_faults(text, new)
+        return {"text": observation_text(text, self.text_max_length), **media}
+
+    @staticmethod
+    def _with_faults(text: str, faults: list[InternalFault]) -> str:
+        notes = "\n".join(f"Error: {fault.describe()}" for fault in faults)
+        return f"{text}\n{notes}" if text else notes
+
+    def _blank_observation_media(self) -> dict[str, Any]:
+        """An observation's non-text keys when they cannot be built: a blank image, empty extras."""
+        extra_spaces = {k: v for k, v in self.observation_space.spaces.items() if k not in ("text", "image")}
+        return {"image": letterbox(None, self.obs_size), **{key: _empty_value(space) for key, space in extra_spaces.items()}}
+
+    def _act_within_budget(self, action: str | dict[str, Any]) -> ActionOutcome:
+        """``act(action)`` after the action-size check, under the action's host deadline."""
+        check_action_size(action, self.budget)  # before act parses anything
+        with deadline_scope(self.host_deadline()):  # host tools find the action's deadline here
+            return self.act(action)
+
+    def host_deadline(self, what: str = "this action") -> Deadline:
+        """A fresh deadline for the host work of one action: the sandbox's run timeout when the
+        benchmark or the ``sandbox_options`` kwarg set one, else ``budget.action_timeout`` (host tools
+        get the same deadline as sandboxed code)."""
+        options = {**self.sandbox_defaults(), **self.sandbox_options}
+        return Deadline(float(options.get("timeout", self.budget.action_timeout)), what)
 
     def budget_exhausted(self) -> bool:
         """Whether the step cap is reached (benchmarks that count messages or calls override this)."""
@@ -357,11 +480,32 @@ class MMEnv(gym.Env[dict, str]):
         return self._evaluation
 
     def _observation(self, text: str) -> dict[str, Any]:
-        observation = {"text": clip_text(text, self.text_max_length), "image": self.observation_image()}
+        return {"text": observation_text(text, self.text_max_length), **self._observation_media()}
+
+    def _observation_media(self) -> dict[str, Any]:
+        """The observation's image and extra keys; text values (the text spaces' keys) are escaped and
+        bounded here, the one place every env's observation text passes (``observation_text``)."""
+        media = {"image": self.observation_image()}
         extra = self.extra_observation()
         _refuse_clash(type(self).__name__, "extra_observation()", extra, ("text", "image"))
-        observation.update(extra)
-        return observation
+        spaces_by_key = self.observation_space.spaces
+        for key, value in extra.items():
+            space = spaces_by_key.get(key)
+            if isinstance(value, str) and isinstance(space, UnicodeText):
+                value = self._escaped_extra(key, value, space.max_length)
+            media[key] = value
+        return media
+
+    def _escaped_extra(self, key: str, value: str, max_length: int) -> str:
+        """``observation_text(value)``, kept while the env hands back the very same string object (an
+        unchanged accessibility tree costs nothing on the next step)."""
+        cache = self.__dict__.setdefault("_escaped_cache", {})
+        hit = cache.get(key)
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        shown = observation_text(value, max_length)
+        cache[key] = (value, shown)
+        return shown
 
     def _info(self, *, new_images: list[str], error: str | None, step_info: dict[str, Any], error_kind: str | None = None) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -384,14 +528,49 @@ class MMEnv(gym.Env[dict, str]):
         return info
 
 
+def check_action_size(action: Any, budget: EpisodeBudget) -> None:
+    """Refuse an action longer than ``budget.action_chars`` (``BudgetExceeded``), before it is parsed.
+    A string counts its characters; a dict action (a tool call) the characters of its JSON form."""
+    if isinstance(action, str):
+        size = len(action)
+    elif isinstance(action, Mapping):
+        size = json_size(action, budget.action_chars)
+    else:
+        return  # the env's own type check answers other types
+    check_limit("action_chars", budget.action_chars, size, f"this action of {size:,} characters")
+
+
 #: ``info`` keys every env sets itself; a benchmark's evaluation details or step info may not reuse them.
-STANDARD_INFO_KEYS = ("task_id", "step", "score", "success", "action_error", "action_error_kind", "images", "sandbox", "task_meta")
+STANDARD_INFO_KEYS = ("task_id", "step", "score", "success", "action_error", "action_error_kind", "images", "sandbox", "task_meta",
+                      "internal_error")
+
+
+def _error_text(exc: BaseException) -> str:
+    """``Type: message`` of an exception, its message bounded (it may quote huge agent input)."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - a hostile or broken __str__
+        message = "(its message could not be read)"
+    if len(message) > 500:
+        message = message[:500] + f"… [{len(message) - 500} more characters]"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _empty_value(space: spaces.Space) -> Any:
+    """A member of ``space`` that says "nothing here": "" for text, zeros (within bounds) for boxes."""
+    if isinstance(space, UnicodeText):
+        return "" if space.min_length == 0 else " " * space.min_length
+    if isinstance(space, spaces.Box):
+        return np.clip(np.zeros(space.shape), space.low, space.high).astype(space.dtype)
+    if isinstance(space, spaces.Discrete):
+        return space.start
+    return space.sample()
 
 
 def _refuse_clash(env_name: str, source: str, values: Mapping[str, Any], standard: tuple[str, ...]) -> None:
     clash = sorted(set(values) & set(standard))
     if clash:
-        raise RuntimeError(f"{env_name}: {source} set the standard key(s) {clash}, which MMEnv owns; "
+        raise ContractError(f"{env_name}: {source} set the standard key(s) {clash}, which MMEnv owns; "
                            "use the benchmark hooks (images_new_to_agent, evaluation_info, observation_image) or another key name")
 
 

@@ -187,14 +187,36 @@ class Param:
         return self.name if self.required else f"{self.name}={json.dumps(self.default)}"
 
 
+#: Magnitude bound of every number argument (what a C double holds exactly as an integer): a larger one
+#: is a clear ``bad_parameter`` error here, not an OverflowError deep inside a tool.
+NUMBER_LIMIT = 2**53
+
+
+def within_number_limit(value: int | float) -> bool:
+    """Whether ``value`` is finite and within ±:data:`NUMBER_LIMIT` (compared exactly: a huge int is
+    never converted to a float, which would raise OverflowError)."""
+    return -NUMBER_LIMIT <= value <= NUMBER_LIMIT  # False for NaN and the infinities too
+
+
 def _number(value: Any, integer: bool, where: str) -> float | int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ActionError("bad_parameter", f"{where} must be {'an integer' if integer else 'a finite number'}, got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+        raise ActionError("bad_parameter", f"{where} must be {'an integer' if integer else 'a finite number'}, got {_shown(value)}.")
+    if not within_number_limit(value):
+        raise ActionError("bad_parameter", f"{where} is out of range: {_shown(value)} (numbers must lie within ±2**53).")
     if integer:
         if isinstance(value, float) and not value.is_integer():
             raise ActionError("bad_parameter", f"{where} must be an integer, got {value!r}.")
         return int(value)
     return value
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a huge int's repr is thousands of digits, or refused)."""
+    try:
+        text = repr(value)
+    except ValueError:  # ints beyond sys.get_int_max_str_digits() have no decimal repr
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 @dataclass(frozen=True)

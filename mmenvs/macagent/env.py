@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from gymnasium import spaces
 
-from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, clip_text, load_json, registry_path
+from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, load_json, registry_path
 from mmenvs.core.memory import release_free_memory, tune_allocator
 from mmenvs.macagent import action_specs
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
@@ -190,7 +190,8 @@ class MacAgentEnv(MMEnv):
         return {"a11y": UnicodeText(_A11Y_MAX), "instruction": UnicodeText(_INSTRUCTION_MAX)}
 
     def extra_observation(self) -> dict[str, Any]:
-        return {"a11y": clip_text(self.screen.a11y(), _A11Y_MAX), "instruction": clip_text(self.task.instruction, _INSTRUCTION_MAX)}
+        # MMEnv escapes and bounds both to their spaces' lengths (and keeps an unchanged tree's result)
+        return {"a11y": self.screen.a11y(), "instruction": self.task.instruction}
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -296,6 +297,13 @@ class MacAgentEnv(MMEnv):
             raise ActionError(f"python_{result.error_kind or 'error'}", self._scrub(result.text))
         text = result.text if (result.stdout or result.value) else f"OK ({self.shim.events - before} input event(s))."
         return ActionOutcome(text=self._scrub(text), info={"action_kind": "gui"})
+
+    def recover(self, phase: str, error: Exception) -> str | None:
+        """After an internal error the screen is read afresh, and a backend that can repair itself does
+        (the sim restarts the app the error came from: ``SimBackend.recover``)."""
+        self.screen.invalidate()
+        repair = getattr(self.backend, "recover", None)
+        return repair(error) if callable(repair) else ""
 
     def sandbox_tools(self) -> dict[str, Callable[..., Any]]:
         """The pyautogui shim's functions: ``import pyautogui`` in the sandbox reaches them."""

@@ -92,6 +92,20 @@ def encode_frame(msg: dict) -> list:
     return [HEADER.pack(len(body), blob_len), body, *datas]
 
 
+def unencodable_char(text: str, errors: str = "strict") -> str | None:
+    """None when ``text`` is valid Unicode text (encodable as UTF-8 with ``errors``; "surrogateescape"
+    lets U+DC80..U+DCFF stand for raw bytes); else which character is not, and where. Source code and
+    commands with a lone surrogate cannot be parsed or sent: they are refused with this message."""
+    try:
+        text.encode("utf-8", errors)
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        column = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+        return (f"a lone surrogate character U+{ord(text[exc.start]):04X} at line {line}, column {column} "
+                "(half of a UTF-16 pair, not a character)")
+    return None
+
+
 def _nbytes(dtype_str: str, shape: list, max_bytes: int) -> int:
     import numpy as np  # only reached when an array actually crosses
 
@@ -298,11 +312,21 @@ class _Worker:
         self.cell = 0
         self.namespace: dict = {"__name__": "__main__"}
         self.stdout = _CappedWriter(self.max_output)
+        # The channel carries one exchange at a time: tool calls from the code's threads take turns,
+        # and none may start once the cell has finished (the parent then waits for the next run).
+        self.channel = _thread.allocate_lock()
+        self.cell_running = False
 
     # -- tool proxies -------------------------------------------------------------------
     def call_tool(self, name: str, args: tuple, kwargs: dict):
-        write_frame(self.wfd, {"op": "call", "tool": name, "args": list(args), "kwargs": kwargs})
-        reply = self.reader.read_frame()
+        if os.getpid() != self.pid:
+            raise self.ToolError(f"tool {name!r} cannot be called from a forked process")
+        with self.channel:
+            if not self.cell_running:
+                raise self.ToolError(f"tool {name!r} was called after the code cell finished (from a thread it left "
+                                     "running); call tools while the code runs, e.g. join your threads first")
+            write_frame(self.wfd, {"op": "call", "tool": name, "args": list(args), "kwargs": kwargs})
+            reply = self.reader.read_frame()
         if reply.get("ok"):
             return reply.get("value")
         import builtins
@@ -423,7 +447,9 @@ class _Worker:
             __import__(mod)
         ready = {"op": "ready", "preload_error": None}
         if init.get("preload"):
+            self.cell_running = True
             res = self.execute(init["preload"], trusted=True)
+            self.cell_running = False
             ready["preload_error"] = res["error"]
         self.cell = 0
         # From here on C-level writes to fds 1/2 go nowhere; the parent stopped reading stderr.
@@ -445,7 +471,12 @@ class _Worker:
             op = msg.get("op")
             if op == "run":
                 self.reap_children()  # strays the parent killed after the previous run
-                result = self.execute(str(msg.get("code", "")))
+                self.cell_running = True
+                try:
+                    result = self.execute(str(msg.get("code", "")))
+                finally:
+                    with self.channel:  # a thread's tool call in flight finishes first
+                        self.cell_running = False
                 self.reap_children()
                 write_frame(self.wfd, result)
             elif op == "ping":

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from .isolation import (
     terminate,
 )
 from .policy import DEFAULT_ALLOWED_IMPORTS, Policy
+from .spawn import popen
 
 _WORKER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
 
@@ -120,7 +122,8 @@ class _Worker:
         # No preexec_fn: it would force a full fork() of this (large) process.  The worker sets its
         # own rlimits before it reads anything, and joins the cgroup below.
         try:
-            self.proc = subprocess.Popen(
+            # forked from a thread that lasts: bwrap's --die-with-parent ties the worker to that thread
+            self.proc = popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 pass_fds=(p2w_r, w2p_w) + ((sfd,) if sfd is not None else ()),
                 start_new_session=True, env=env, cwd=cwd)
@@ -373,6 +376,8 @@ class PythonSandbox:
         self.policy = Policy(allowed_imports, extra_modules=dotted, tool_names=self._tools)
         self._closed = False
         self._owner_pid = os.getpid()
+        self._run_lock = threading.Lock()
+        self._running_in: int | None = None  # the thread inside run() now
         self._worker: _Worker | None = _Worker(self)
         self._spare: _Worker | None = None
         close_at_exit(self)
@@ -390,6 +395,24 @@ class PythonSandbox:
         if not isinstance(code, str):
             res.error, res.error_kind = f"TypeError: code must be a str, not {type(code).__name__}", "policy"
             return res
+        unencodable = wire.unencodable_char(code)
+        if unencodable is not None:
+            res.error, res.error_kind = (f"SyntaxError: the code is not valid text: {unencodable}; inside a string "
+                                         "literal write such a character as an escape, e.g. '\\ud800'."), "syntax"
+            return res
+        # One run at a time: two threads sharing the worker's channel would read each other's replies.
+        me = threading.get_ident()
+        if self._running_in == me:
+            raise RuntimeError("PythonSandbox.run was called again from inside one of its own tool calls; "
+                               "a tool may not run code in the sandbox that called it")
+        with self._run_lock:
+            self._running_in = me
+            try:
+                return self._run_checked(code, res)
+            finally:
+                self._running_in = None
+
+    def _run_checked(self, code: str, res: RunResult) -> RunResult:
         if self.enforce_policy:
             violations = self.policy.check(code)
             if violations:
@@ -572,7 +595,9 @@ class PythonSandbox:
             if -status == signal.SIGSEGV:
                 why += " (often a too-deep recursion or a crash in a C extension)"
             elif -status == signal.SIGKILL:
-                why += f" (often the {self.memory_mb} MB memory limit)"
+                # Not the sandbox's memory limit: going over RLIMIT_AS raises MemoryError in the code.
+                why += (" from outside its code (e.g. the host's out-of-memory killer, or its CPU time hard "
+                        f"limit of {self.cpu_seconds + 5} s)")
         elif status is not None:
             why = f"it exited with status {status}"
         else:

@@ -42,6 +42,8 @@ from .isolation import (
     seccomp_fd,
     terminate,
 )
+from ._worker import unencodable_char
+from .spawn import popen
 
 HostCommand = Callable[[list[str], str], tuple[str, str, int]]
 
@@ -123,6 +125,74 @@ class ShellResult:
         return "\n".join(parts) if parts else "(no output)"
 
 
+@dataclass(frozen=True)
+class KeptDaemon:
+    """A kind of process a command may leave running (``ShellSandbox(keep_running=…)``), told apart
+    from the agent's other processes by what the agent cannot forge.
+
+    ``comm`` (what ``/proc/<pid>/comm`` shows, e.g. ``"tmux: server"``) is only a first filter: any
+    process may write its own comm. A process is kept when, besides, ``/proc/<pid>/exe`` is the very
+    file ``executable`` names (same device and inode: the read-only system binary, not a copy or a
+    script) and, with ``listens``, it holds a listening unix socket (a daemon's socket; a client or a
+    process that merely renamed itself has none). A name alone means the command of that name on
+    PATH (``"tmux: server"`` → ``tmux``)."""
+
+    comm: str
+    executable: str
+    listens: bool = True
+
+    @classmethod
+    def named(cls, comm: str) -> "KeptDaemon":
+        """The daemon ``comm`` run by the PATH command named like its first word (``"tmux: server"``: tmux)."""
+        command = re.split(r"[:\s]", comm.strip(), maxsplit=1)[0]
+        return cls(comm, shutil.which(command, path="/usr/bin:/bin:/usr/sbin:/sbin") or command)
+
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of ``executable``; None when it does not exist (nothing is then kept)."""
+        try:
+            info = os.stat(self.executable)
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino
+
+    def matches(self, pid: int, identity: tuple[int, int] | None) -> bool:
+        """Whether process ``pid`` (whose comm is ``comm``) is this daemon; ``identity`` is :meth:`identity`."""
+        if identity is None:
+            return False
+        try:
+            info = os.stat(f"/proc/{pid}/exe")  # the kernel's link to the running binary
+        except OSError:
+            return False
+        if (info.st_dev, info.st_ino) != identity:
+            return False
+        return not self.listens or _listens_on_unix_socket(pid)
+
+
+def _listens_on_unix_socket(pid: int) -> bool:
+    """Whether process ``pid`` holds a listening unix socket (from the kernel's socket table)."""
+    try:
+        inodes = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+        if not inodes:
+            return False
+        with open(f"/proc/{pid}/net/unix") as fh:
+            next(fh, None)  # header
+            for line in fh:
+                fields = line.split()
+                # Num RefCount Protocol Flags Type St Inode [Path]; flag 0x10000 is __SO_ACCEPTCON (listening)
+                if len(fields) >= 7 and fields[6] in inodes and int(fields[3], 16) & 0x10000:
+                    return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 class _Capture:
     """Collects one output stream up to a byte budget, finding the end-of-command marker."""
 
@@ -202,16 +272,18 @@ class ShellSandbox:
         start_timeout: float = 10.0,
         bwrap: str | os.PathLike[str] | None = None,
         spare: bool = True,
-        keep_running: tuple[str, ...] = (),
+        keep_running: tuple[str | KeptDaemon, ...] = (),
         home_bytes: int | None = None,
     ) -> None:
         """Create the sandbox and start its shell (see the class docstring for the arguments).
 
         ``spare`` keeps a second shell pre-started so that :meth:`reset` and restarts are instant.
-        ``keep_running`` names processes (as ``/proc/<pid>/comm`` shows them, e.g. ``"tmux: server"``)
-        that a command may leave running, with everything they start: they stay up between commands
-        (like a daemon on a real machine) and end with the shell, at :meth:`reset` or :meth:`close`.
-        Every other process a command leaves behind is stopped when the command returns.
+        ``keep_running`` names processes (:class:`KeptDaemon`, or a name as ``/proc/<pid>/comm`` shows
+        it, e.g. ``"tmux: server"``) that a command may leave running, with everything they start: they
+        stay up between commands (like a daemon on a real machine) and end with the shell, at
+        :meth:`reset` or :meth:`close`. Such a process is recognised by its binary and its listening
+        socket, not by its name (which any process can give itself). Every other process a command
+        leaves behind is stopped when the command returns.
 
         ``home_bytes`` is the home's byte budget (``EpisodeBudget.home_bytes``), enforced in three ways:
         no single file may grow past it (RLIMIT_FSIZE, with ``tmpfs_mb``); the home is measured every
@@ -243,7 +315,9 @@ class ShellSandbox:
         self._home_files = ConfinedDir(self.home)
         self.cpu_seconds = int(cpu_seconds) if cpu_seconds else int(max(600, 60 * self.timeout))
         self.start_timeout = float(start_timeout)
-        self.keep_running = frozenset(keep_running)
+        daemons = [k if isinstance(k, KeptDaemon) else KeptDaemon.named(str(k)) for k in keep_running]
+        self.keep_running: dict[str, tuple[KeptDaemon, tuple[int, int] | None]] = {
+            d.comm: (d, d.identity()) for d in daemons}
         self._closed = False
         self._owner_pid = os.getpid()
         self._runtime = tempfile.mkdtemp(prefix="mmenvs-sh-")
@@ -339,9 +413,10 @@ class ShellSandbox:
         # No preexec_fn (it would force a slow full fork() of this process): bash sets its own
         # rlimits first thing, and the process tree joins the cgroup before any command runs.
         try:
-            sp.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       pass_fds=tuple(data_fds), start_new_session=True,
-                                       env=self._env(sp.tmpdir), cwd=cwd)
+            # forked from a thread that lasts (bwrap's --die-with-parent ties the shell to that thread)
+            sp.proc = popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            pass_fds=tuple(data_fds), start_new_session=True,
+                            env=self._env(sp.tmpdir), cwd=cwd)
         except BaseException:
             sp.kill()
             raise
@@ -544,6 +619,10 @@ class ShellSandbox:
         if not isinstance(command, str) or "\0" in command:
             res.stderr, res.exit_code = "the command must be a string without NUL characters", 2
             return res
+        unencodable = unencodable_char(command, "surrogateescape")
+        if unencodable is not None:
+            res.stderr, res.exit_code = f"the command is not valid text: {unencodable}\n", 2
+            return res
         if self._proc is None:
             self._start()
             res.restarted = True
@@ -641,7 +720,8 @@ class ShellSandbox:
         return len(killed)
 
     def _kept(self, pids: set[int]) -> set[int]:
-        """The processes among ``pids`` named in ``keep_running``, with all their descendants."""
+        """The processes among ``pids`` that are ``keep_running`` daemons (checked by binary and
+        socket, see :class:`KeptDaemon`), with all their descendants."""
         kept: set[int] = set()
         for pid in pids:
             try:
@@ -649,7 +729,8 @@ class ShellSandbox:
                     name = fh.read().rstrip("\n")
             except OSError:
                 continue
-            if name in self.keep_running:
+            entry = self.keep_running.get(name)
+            if entry is not None and entry[0].matches(pid, entry[1]):
                 kept.update(process_tree(pid))
         return kept
 

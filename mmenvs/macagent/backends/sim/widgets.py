@@ -11,7 +11,7 @@ draws itself onto the window's surface, and describes itself for the accessibili
 
 from __future__ import annotations
 
-import os
+import bisect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -216,6 +216,7 @@ class Editor:
         style = (width, size, weight)
         before = self._paragraphs if self._paragraphs_style == style else []
         known = dict(before)
+        budget = _MeasureBudget(MEASURED_CHARS_PER_LAYOUT)
         out: list[tuple[int, int]] = []
         paragraphs: list[tuple[str, list[tuple[int, int, int]]]] = []
         pos = 0
@@ -225,7 +226,7 @@ class Editor:
             elif line in known:
                 rows = known[line]
             else:
-                rows = _wrap_paragraph(f, line, width, before[index] if index < len(before) else None)
+                rows = _wrap_paragraph(f, line, width, before[index] if index < len(before) else None, budget, size)
             paragraphs.append((line, rows))
             out.extend((pos + start, pos + end) for start, end, _need in rows)
             pos += len(line) + 1
@@ -234,17 +235,60 @@ class Editor:
         return out
 
 
+#: Characters of text measured (``getlength``) per layout of an editor's text at most: a few screens of
+#: ordinary rows. Beyond them rows are estimated without measuring (see :func:`_wrap_paragraph`), so
+#: a paint of a two-million-character line costs about as much as a paint of a long letter.
+MEASURED_CHARS_PER_LAYOUT = 120_000
+
+
+class _MeasureBudget:
+    """How many more characters one layout may measure."""
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+
+    def measure(self, f: Any, text: str) -> float:
+        self.left -= len(text)
+        return f.getlength(text)
+
+
+def _row_window(width: int, size: int) -> int:
+    """At most how many characters fit in ``width`` px at ``size`` pt: no printing glyph is narrower
+    than a quarter of the size (a hair-thin run is broken at this many characters instead)."""
+    return max(16, int(width / max(1.0, size * 0.25)) + 2)
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """``len(os.path.commonprefix([a, b]))`` by comparing slices (C speed on long paragraphs)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:  # a[:lo] == b[:lo] and a[:hi + 1] != b[:hi + 1]
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def _wrap_paragraph(f: Any, line: str, width: int,
-                    previous: tuple[str, list[tuple[int, int, int]]] | None = None) -> list[tuple[int, int, int]]:
+                    previous: tuple[str, list[tuple[int, int, int]]] | None = None,
+                    budget: _MeasureBudget | None = None, size: int = 13) -> list[tuple[int, int, int]]:
     """Rows (start, end, need) of one paragraph word-wrapped at ``width`` px: the longest prefix that
     fits, cut back to its last space. A row depends only on ``line[start:need]`` (the prefix that fits
     and the first character that does not), so rows of ``previous`` whose ``need`` lies inside the
-    text both versions share are kept without measuring."""
+    text both versions share are kept without measuring.
+
+    The work is bounded: a row is looked for among the next :func:`_row_window` characters only (not
+    the whole rest of the paragraph), and once ``budget`` is spent the remaining rows are cut without
+    measuring, as many characters as the widest letter allows (they never overflow ``width`` for
+    Latin text; the page shows them until the layout is redone)."""
     rows: list[tuple[int, int, int]] = []
     start = 0
     if previous is not None:
         old_line, old_rows = previous
-        common = len(os.path.commonprefix([old_line, line]))
+        common = _common_prefix_length(old_line, line)
         for row in old_rows:
             if row[2] > common or row[1] >= len(old_line):  # the last row depends on the whole rest
                 break
@@ -252,13 +296,27 @@ def _wrap_paragraph(f: Any, line: str, width: int,
             start = row[1]
     if not line:
         return [(0, 0, 0)]
+    budget = budget if budget is not None else _MeasureBudget(MEASURED_CHARS_PER_LAYOUT)
+    window = _row_window(width, size)
+    estimated = 0
     while start < len(line):
-        end = need = len(line)
-        if f.getlength(line[start:end]) > width:
-            lo, hi = start + 1, len(line)
+        if budget.left <= 0:
+            if not estimated:
+                estimated = max(1, int(width // max(1.0, f.getlength("W"))))
+            end = need = min(len(line), start + estimated)
+            if end < len(line):
+                sp = line.rfind(" ", start, end)
+                if sp > start:
+                    end = sp + 1
+            rows.append((start, end, need))
+            start = end
+            continue
+        end = need = min(len(line), start + window)
+        if budget.measure(f, line[start:end]) > width:
+            lo, hi = start + 1, end
             while lo < hi:  # longest prefix that fits
                 mid = (lo + hi + 1) // 2
-                if f.getlength(line[start:mid]) <= width:
+                if budget.measure(f, line[start:mid]) <= width:
                     lo = mid
                 else:
                     hi = mid - 1
@@ -266,6 +324,8 @@ def _wrap_paragraph(f: Any, line: str, width: int,
             sp = line.rfind(" ", start, end)
             if sp > start:
                 end = sp + 1
+        elif end < len(line):  # a window of hair-thin glyphs that all fit: break it here
+            need = end
         rows.append((start, end, need))
         start = end
     return rows
@@ -402,8 +462,12 @@ class Label(Widget):
 
 
 def fit_text(s: str, width: int, size: int, weight: str = "regular") -> str:
-    """``s`` truncated with an ellipsis to fit ``width`` px."""
-    if text_width(s, size, weight) <= width:
+    """``s`` truncated with an ellipsis to fit ``width`` px (only the characters that could fit are
+    measured: a label may hold a whole file's text)."""
+    window = _row_window(width, size)
+    if len(s) > window:
+        s = s[:window]
+    elif text_width(s, size, weight) <= width:
         return s
     f = font(size, weight)
     lo, hi = 0, len(s)
@@ -797,9 +861,11 @@ class TextField(Widget):
 
 
 def _row_of(lines: list[tuple[int, int]], i: int) -> int:
-    for row, (a, b) in enumerate(lines):
-        if a <= i < b or (i == b and (row + 1 == len(lines) or lines[row + 1][0] > i)):
-            return row
+    """The display row holding offset ``i`` (rows start at strictly increasing offsets: a binary search,
+    not a walk over every row of a long text)."""
+    row = bisect.bisect_right(lines, i, key=lambda r: r[0]) - 1
+    if row >= 0 and i <= lines[row][1]:
+        return row
     return max(0, len(lines) - 1)
 
 
