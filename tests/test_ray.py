@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psutil
 import pytest
 import ray  # a hard dependency of these tests: missing Ray is a failure, not a skip
@@ -210,3 +211,37 @@ def test_cli_ray_names_the_missing_extra(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mmenvs.cli", "eval", "DebugEcho-v0", "--tasks", "1", "--ray",
                            "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 2 and "mmenvs[dist]" in done.stderr
+
+
+def test_rollout_example_collects_on_actors_and_reports_throughput(ray_cluster, capsys):
+    from mmenvs.baselines.ray_rollouts import main
+
+    stats = main(["--env", "DebugEcho-v0", "--actors", "2", "--steps", "30"])
+    assert stats["steps"] == 60 and stats["actors"] == 2 and stats["steps_per_s"] > 0
+    assert 1 <= stats["episodes"] <= 60  # DebugEcho's episodes are a few steps: several ended and were reset
+    assert 0.0 <= stats["mean_episode_score"] <= 1.0
+    assert f"60 steps, {stats['episodes']} episodes on 2 actors" in capsys.readouterr().out
+
+
+def test_the_documented_rllib_env_creator_runs_inside_a_ray_worker(ray_cluster):
+    """docs/ray.md's register_env creator, called where RLlib calls it: in a Ray worker, from an id."""
+    from mmenvs.baselines.ray_rollouts import make_rllib_env
+
+    @ray.remote
+    def episode(config: dict[str, Any]) -> tuple[str, str, float]:
+        from gymnasium.utils.env_checker import check_env
+
+        env = make_rllib_env(config)
+        check_env(env.unwrapped, skip_render_check=True)
+        obs, info = env.reset(seed=0, options={"task_id": "echo-00"})
+        assert obs.shape == env.observation_space.shape and obs.dtype == np.uint8
+        _, _, terminated, _, info = env.step(1)  # index 1 of the menu: echo-00's word
+        env.close()
+        assert terminated
+        return type(env.action_space).__name__, type(env.observation_space).__name__, float(info["score"])
+
+    config = {"env_id": "DebugEcho-v0", "actions": ["FAIL", "<answer>apple</answer>"]}
+    action_space, observation_space, score = ray.get(episode.remote(config))
+    assert (action_space, observation_space) == ("Discrete", "Box") and score == 1.0
+    with pytest.raises(ValueError, match="needs 'actions'"):
+        make_rllib_env({"env_id": "DebugEcho-v0"})

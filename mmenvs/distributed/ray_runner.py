@@ -139,7 +139,17 @@ def _schedule(ray: Any, remote_actor: Any, slots: list[_Slot], jobs: Sequence[Ep
     queue = deque(range(len(jobs)))
     failures = [0] * len(jobs)
     idle = list(range(len(slots)))
-    in_flight: dict[Any, tuple[int, int]] = {}  # call -> (slot, job index)
+    in_flight: dict[Any, tuple[int, int | None]] = {}  # call -> (slot, job index; None for a liveness ping)
+
+    def replace(slot: int) -> None:
+        ray.kill(slots[slot].actor, no_restart=True)
+        slots[slot] = _Slot(remote_actor.remote())
+
+    def ping(slot: int) -> None:
+        # A dead actor gets work again only once it answers: a call sent while Ray has not yet noticed
+        # the death would fail at once and waste the episode's one retry.
+        in_flight[slots[slot].actor.pid.remote()] = (slot, None)
+
     while queue or in_flight:
         while idle and queue:
             slot, index = idle.pop(0), queue.popleft()
@@ -150,11 +160,15 @@ def _schedule(ray: Any, remote_actor: Any, slots: list[_Slot], jobs: Sequence[Ep
             try:
                 record = ray.get(call)
             except ray.exceptions.RayError as exc:  # the actor died (or Ray lost the call): not the agent's doing
+                if index is None:  # it did not come back: a fresh actor takes its place
+                    replace(slot)
+                    ping(slot)
+                    continue
                 failures[index] += 1
                 slots[slot].deaths += 1
-                if slots[slot].deaths > max_restarts:  # Ray will not restart it again: a fresh actor takes its place
-                    ray.kill(slots[slot].actor, no_restart=True)
-                    slots[slot] = _Slot(remote_actor.remote())
+                if slots[slot].deaths > max_restarts:  # Ray will not restart it again
+                    replace(slot)
+                ping(slot)
                 if failures[index] <= retries:
                     queue.appendleft(index)  # first in line: its retry should not wait behind the whole run
                 else:
@@ -162,7 +176,8 @@ def _schedule(ray: Any, remote_actor: Any, slots: list[_Slot], jobs: Sequence[Ep
                                                   traceback_text=traceback.format_exc(limit=8))
                     record["ray_tries"] = failures[index]
                     finish(index, record)
-            else:
+                continue
+            if index is not None:
                 if failures[index]:
                     record["ray_tries"] = failures[index] + 1  # how many tries the episode took
                 finish(index, record)
