@@ -19,6 +19,7 @@ from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
 from mmenvs.macagent.screen import ScreenTracker
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
+from mmenvs.sandbox._worker import unencodable_char
 
 SUITES = ("test", "train")
 WAIT_SECONDS = 5.0  # how far WAIT moves the desktop clock (backends that have one)
@@ -284,6 +285,9 @@ class MacAgentEnv(MMEnv):
 
     def _run_python(self, code: str) -> ActionOutcome:
         before = self.shim.events
+        unencodable = unencodable_char(code)  # the host parses the code first (straight-line calls)
+        if unencodable is not None:
+            raise ActionError("python_syntax", f"SyntaxError: the code is not valid text: {unencodable}.")
         calls = straight_line_calls(code)
         if calls is not None:
             run_calls(self.shim, calls)

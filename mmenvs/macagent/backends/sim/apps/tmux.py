@@ -5,7 +5,8 @@ confined shell. Nothing about tmux itself is simulated; this module only fits it
   the episode's shells see (the agent's shell and the one behind AppleScript's ``do shell script``),
   so a session started in one is reachable from the other, as on a Mac where both share ``/tmp``;
 * the tmux server and everything running in its panes may outlive the command that started them
-  (the sandbox stops any other process a command leaves behind); they end with the episode, when
+  (the sandbox stops any other process a command leaves behind, including one that merely calls
+  itself "tmux: server": the server is recognised by its binary and its listening socket); they end with the episode, when
   the shell is restarted at reset (before the home is emptied for the next episode, so nothing they
   write is left in it), and stay inside the shell's process and memory limits;
 * ``tmux attach`` (which needs a terminal the simulated Terminal cannot give it) shows what the
@@ -56,7 +57,9 @@ class TmuxTool(App):
     in_dock = False
     text_editing = False
     shell_init = _SHELL_INIT
-    # the server process names itself "tmux: server"; the panes' programs are its children
+    # the server process names itself "tmux: server"; the panes' programs are its children. The name is
+    # only a first filter (any process can write it to /proc/self/comm): the sandbox keeps a process
+    # of that name only if it runs the system's tmux binary and listens on a socket (sandbox.shell.KeptDaemon)
     daemons = ("tmux: server",)
 
     def state(self) -> dict[str, Any]:
