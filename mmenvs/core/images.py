@@ -409,12 +409,17 @@ def allowed_image_path(value: Any, roots: Iterable[str | Path], where: str) -> P
     if ".." in path.parts:
         raise ValueError(f"{where}: {value[:200]!r} must not contain '..'; image paths name files inside the allowed folders ({shown})")
     candidates = [(root, path) for root in root_list] if path.is_absolute() else [(root, root / path) for root in root_list]
-    for root, candidate in candidates:
+    inside, escapes = [], False
+    for root, candidate in candidates:  # lstat and readlink only: nothing is opened
         real_root = Path(os.path.realpath(root))
         real = Path(os.path.realpath(candidate))
-        if real == real_root or real_root not in real.parents:
-            continue
-        return real
+        if real != real_root and real_root in real.parents:
+            inside.append(real)
+        elif not path.is_absolute() and os.path.lexists(candidate):
+            escapes = True  # e.g. a symlink in the root that points out of it
+    existing = next((real for real in inside if os.path.lexists(real)), None)
+    if existing is not None or (inside and not escapes):
+        return existing or inside[0]  # a relative path names the first root that holds it
     hint = " (pass image_root=<folder> to the env to allow a folder of your own)"
     raise ValueError(f"{where}: {value[:200]!r} lies outside the allowed image folders ({shown}){hint}")
 

@@ -16,7 +16,8 @@ Host-side limits (issue 14): the tools run on the host, so every call stays insi
 of the store it works on (``store.budget``) and the action's deadline. Arguments longer than
 ``tool_argument_chars`` are refused before validation; a tool that can make a larger image than its
 input (resize, rotate, zoom_in, pyramid) computes the output size from its parameters and the store
-refuses it (``image_pixels``, ``image_store_pixels``) before OpenCV allocates anything; the costly
+refuses it (``image_pixels``, ``image_store_pixels``) before OpenCV allocates anything (other tools' outputs
+are no larger than their input, and ``store.add`` checks them before it copies them); the costly
 filters have work budgets (pixels x window), loops over contours check the deadline, and a tool whose
 cost its parameters cannot bound (``hough_circles``) runs in a child process killed at the deadline.
 """
@@ -301,9 +302,9 @@ def call_tool(store: ImageStore, name: str, arguments: Mapping[str, Any]) -> Too
         raise ToolError("unknown_image", f"{name}: {exc}") from None
     pixels = record.array
     colorspace = record.meta.get("colorspace") or ("gray" if pixels.ndim == 2 else "rgb")
-    height, width = pixels.shape[:2]
-    out_w, out_h = spec.output_size(width, height, params) if spec.output_size is not None else (width, height)
-    store.check_new(out_w, out_h, f"{name}'s output")  # before the tool allocates it
+    if spec.output_size is not None:  # a tool that may grow the image: refused before it allocates the output
+        height, width = pixels.shape[:2]
+        store.check_new(*spec.output_size(width, height, params), f"{name}'s output")
     call_params = {**params, **extra}
     try:
         if spec.isolated:
