@@ -51,7 +51,7 @@ OS_PATH_FILE_FUNCTIONS = frozenset({
     "realpath", "samefile", "sameopenfile", "samestat", "expanduser",
 })
 #: the last name of a receiver that is the confined layer (``desktop.home_files``, ``self.files``, …)
-CONFINED_RECEIVERS = frozenset({"home_files", "files", "confined", "layer"})
+CONFINED_RECEIVERS = frozenset({"home_files", "files", "confined", "layer", "home_layer"})
 #: a host PATH lookup, never a home path
 HARMLESS = frozenset({"shutil.which"})
 #: calls of this name are a module's own helpers that read through the layer (apps/home_io.py)
@@ -159,7 +159,10 @@ def _dotted(node: ast.AST, imports: dict[str, str]) -> str | None:
 
 
 def _receiver_name(node: ast.AST) -> str | None:
-    """The last name of a method call's receiver: ``files`` for ``self.desktop.files.exists``."""
+    """The last name of a method call's receiver: ``files`` for ``self.desktop.files.exists``,
+    ``home_files`` for ``home_files(ctx).read_bytes``."""
+    if isinstance(node, ast.Call):
+        return _receiver_name(node.func)
     if isinstance(node, ast.Attribute):
         return node.attr
     if isinstance(node, ast.Name):

@@ -144,12 +144,12 @@ class ImageEventsScripting(ScriptableAppBase):
 
     def _open(self, target: Any) -> ObjectRef:
         path = self._host(target, "file")
-        home = self.app.desktop.home_files
-        if not home.is_file(path):
+        files = self.app.desktop.home_files
+        if not files.is_file(path):
             raise AppleScriptError(f"The file “{path.name}” couldn’t be opened because there is no such file.",
                                    ERR_FILE_NOT_FOUND)
         try:
-            img, fmt, dpi = read_image(home.read_bytes(path), self._budget.image_pixels)
+            img, fmt, dpi = read_image(files.read_bytes(path), self._budget.image_pixels)
         except BudgetExceeded as e:
             raise AppleScriptError(str(e), ERR_PARAM) from None
         except ConfinementError as e:
@@ -220,13 +220,13 @@ class ImageEventsScripting(ScriptableAppBase):
                                        ERR_PARAM)
             fmt = _FILE_TYPES[match]
         path = rec["path"] if dest is None else self._host(dest, "file")
-        home = self.app.desktop.home_files
+        files = self.app.desktop.home_files
         try:
             data = sips_encode(rec["image"], {"format": fmt, "formatOptions": "default", "dpi": rec["dpi"]})
-            old = home.lstat(path).st_size if home.is_file(path) else 0
-            check_limit("home_bytes", self._budget.home_bytes, home.disk_usage() - old + len(data),
+            old = files.lstat(path).st_size if files.is_file(path) else 0
+            check_limit("home_bytes", self._budget.home_bytes, files.disk_usage() - old + len(data),
                         f"saving {len(data):,} bytes of image into the home")
-            home.write_bytes(path, data)
+            files.write_bytes(path, data)
         except BudgetExceeded as e:
             raise AppleScriptError(str(e), ERR_PARAM) from None
         except OSError as e:

@@ -80,23 +80,23 @@ _SIPS_OPTIONS = {
 }
 
 
-def _home(ctx: CommandContext) -> ConfinedDir:
+def home_files(ctx: CommandContext) -> ConfinedDir:
     """The episode home's confined layer: the tools read and write files only through it."""
     return ctx.backend.current_desktop().home_files
 
 
 def _write(ctx: CommandContext, dest: Path, data: bytes) -> None:
     """Write a tool's output file, within the home's byte budget (checked before the write)."""
-    home = _home(ctx)
+    files = home_files(ctx)
     try:
-        old = home.lstat(dest).st_size if home.is_file(dest) else 0
+        old = files.lstat(dest).st_size if files.is_file(dest) else 0
     except OSError:
         old = 0
-    used = home.disk_usage()
+    used = files.disk_usage()
     check_limit("home_bytes", ctx.backend.budget.home_bytes, used - old + len(data),
                 f"{ctx.posix(dest)}: writing {len(data):,} bytes into the home")
     try:
-        home.write_bytes(dest, data)
+        files.write_bytes(dest, data)
     except ConfinementError as e:
         if e.errno in (errno.ENOENT, errno.EISDIR) and "symbolic link" not in str(e):
             # an ordinary missing folder: the tool's own message (the real path as the agent knows it)
@@ -182,11 +182,11 @@ class MediaTools(App):
         one_line = any(k == "oneLine" for k, _ in actions)
         valid: list[tuple[str, Path]] = []
         warnings = ""
-        home = _home(ctx)
+        home_layer = home_files(ctx)
         budget = ctx.backend.budget
         for f in files:
             p = self._path(ctx, f, "sips")
-            if not home.is_file(p):
+            if not home_layer.is_file(p):
                 warnings += f"Warning: {f} not a valid file - skipping\n"
                 continue
             valid.append((f, p))
@@ -196,7 +196,7 @@ class MediaTools(App):
         out_file: Path | None = None
         if out_opt:
             target = self._path(ctx, out_opt[-1], "sips")
-            if home.is_dir(target):
+            if home_layer.is_dir(target):
                 out_dir = target
             elif len(valid) > 1:
                 raise UsageError(f"Error: --out {out_opt[-1]} must be a directory when several files are given\n")
@@ -205,7 +205,7 @@ class MediaTools(App):
         stdout, stderr, code = "", warnings, 0
         for shown, p in valid:
             try:
-                img, fmt, dpi = read_image(home.read_bytes(p), budget.image_pixels)
+                img, fmt, dpi = read_image(home_layer.read_bytes(p), budget.image_pixels)
             except (BudgetExceeded, ConfinementError):
                 raise
             except Exception:  # noqa: BLE001 - Pillow raises many types for files it cannot read
@@ -285,9 +285,9 @@ class MediaTools(App):
         for f in files:
             p = self._path(ctx, f, "afinfo")
             try:
-                audio = read_audio(_home(ctx).read_bytes(p))
+                audio = read_audio(home_files(ctx).read_bytes(p))
             except (OSError, AudioError):
-                err += f"AudioFileOpen failed ('{'typ?' if p.is_file() else 'wht?'}')\n"
+                err += f"AudioFileOpen failed ('{'typ?' if home_files(ctx).is_file(p) else 'wht?'}')\n"
                 code = 1
                 continue
             frame = audio.channels * audio.fmt.frame_bytes
@@ -346,10 +346,10 @@ class MediaTools(App):
         if len(files) > 2:
             raise UsageError(f"afconvert: too many file arguments: {' '.join(files[2:])}\n")
         src = self._path(ctx, files[0], "afconvert")
-        if not src.is_file():
+        if not home_files(ctx).is_file(src):
             return "", f"Input file: {files[0]}, 0 frames\nError: ExtAudioFileOpenURL failed ('wht?')\n", 1
         try:
-            audio = read_audio(_home(ctx).read_bytes(src))
+            audio = read_audio(home_files(ctx).read_bytes(src))
         except AudioError:
             return "", "Error: ExtAudioFileOpenURL failed ('typ?')\n", 1
         if file_type is None:
@@ -458,14 +458,14 @@ class MediaTools(App):
                 text = stdin
             else:
                 p = self._path(ctx, in_file, "say")
-                if not _home(ctx).is_file(p):
+                if not home_files(ctx).is_file(p):
                     return "", f"Error reading input file {in_file}.\n", 1
                 # at most 4 bytes a character: a larger file cannot be within the text budget
                 limit = 4 * ctx.backend.budget.speech_chars + 4
-                size = _home(ctx).lstat(p).st_size
+                size = home_files(ctx).lstat(p).st_size
                 if size > limit:
                     check_limit("speech_chars", ctx.backend.budget.speech_chars, size, f"say: a text file of {size:,} bytes")
-                text = _home(ctx).read_bytes(p, limit=limit).decode("utf-8", errors="replace")
+                text = home_files(ctx).read_bytes(p, limit=limit).decode("utf-8", errors="replace")
         else:
             text = " ".join(words) if words else stdin
         check_limit("speech_chars", ctx.backend.budget.speech_chars, len(text), f"say: a text of {len(text):,} characters")
