@@ -19,7 +19,7 @@ from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
 from mmenvs.macagent.screen import ScreenTracker
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
-from mmenvs.sandbox._worker import unencodable_char
+from mmenvs.sandbox import unencodable_char
 
 SUITES = ("test", "train")
 WAIT_SECONDS = 5.0  # how far WAIT moves the desktop clock (backends that have one)
@@ -306,8 +306,7 @@ class MacAgentEnv(MMEnv):
         """After an internal error the screen is read afresh, and a backend that can repair itself does
         (the sim restarts the app the error came from: ``SimBackend.recover``)."""
         self.screen.invalidate()
-        repair = getattr(self.backend, "recover", None)
-        return repair(error) if callable(repair) else ""
+        return self.backend.recover(error)
 
     def sandbox_tools(self) -> dict[str, Callable[..., Any]]:
         """The pyautogui shim's functions: ``import pyautogui`` in the sandbox reaches them."""

@@ -16,10 +16,12 @@ from .images import image_tools
 from .isolation import SandboxUnavailable, SandboxWarning
 from .policy import DEFAULT_ALLOWED_IMPORTS, Policy, PolicyViolation
 from .python import PythonSandbox, RunResult
-from .shell import ShellResult, ShellSandbox
+from ._worker import unencodable_char
+from .shell import KeptDaemon, ShellResult, ShellSandbox
 
 __all__ = [
     "DEFAULT_ALLOWED_IMPORTS",
+    "KeptDaemon",
     "Policy",
     "PolicyViolation",
     "PythonSandbox",
@@ -28,5 +30,6 @@ __all__ = [
     "SandboxWarning",
     "ShellResult",
     "ShellSandbox",
+    "unencodable_char",
     "image_tools",
 ]

@@ -155,6 +155,11 @@ class MacBackend(ABC):
         raise NotImplementedError(f"{type(self).__name__} has no simulated clock (simulated_clock is False): "
                                   "its time passes by itself, so nothing may move it")
 
+    def recover(self, error: BaseException) -> str:
+        """Repair the backend after an internal error ``error`` raised while a step used it, and say what was
+        done (for the agent's observation). The default repairs nothing and returns ""."""
+        return ""
+
     def set_web_pages(self, pages: Mapping[str, str]) -> None:
         """Serve ``pages`` (URL → HTML) as the offline web for the next episodes (a task's ``web_pages``).
 

@@ -116,7 +116,7 @@ class SimBackend(MacBackend):
         self.prefs = Preferences(self)
         self.applescript_host = None
 
-    def recover(self, error: BaseException) -> str | None:
+    def recover(self, error: BaseException) -> str:
         """Repair the desktop after an internal error ``error`` (a fault of the sim, see
         :class:`SimInternalError`): the app whose code raised it is restarted, as a crashed app is on
         a Mac (its windows close, its unsaved state is gone; files stay), and menus and drags in
