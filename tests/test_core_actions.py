@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from mmenvs.core import ActionError, ToolCall, code_blocks, control_word, extract_answer, extract_code, parse_tool_call
@@ -73,3 +75,24 @@ def test_answer_and_control_words():
     assert control_word("  fail. ") == "FAIL"
     assert control_word("```\nWAIT\n```") == "WAIT"
     assert control_word("I am DONE now") is None
+
+
+def test_argument_sizes_are_measured_without_building_json_and_refused_by_name():
+    from mmenvs.core.actions import check_argument_sizes, clip_for_log, json_size
+    from mmenvs.core.budget import BudgetExceeded
+
+    value = {"a": "xyz" * 100, "b": [1, 2.5, None]}
+    exact = len(json.dumps(value, separators=(",", ":")))
+    assert exact <= json_size(value) <= exact + 40  # an estimate: strings exact, numbers by a fixed width
+    many = ["x" * 1000] * 1_000_000  # a gigabyte as JSON: measuring stops at the limit
+    assert json_size(many, 10_000) > 10_000
+    loop: list = []
+    loop.append(loop)
+    assert json_size(loop, 50) > 50
+    with pytest.raises(BudgetExceeded, match=r"crop: the argument 'label' .*tool_argument_chars=100") as caught:
+        parse_tool_call({"name": "crop", "arguments": {"label": "x" * 500}}, max_argument_chars=100)
+    assert caught.value.limit == "tool_argument_chars" and caught.value.kind == "budget_exceeded"
+    check_argument_sizes("crop", {"label": "x" * 90}, 100)  # under the limit: no error
+    clipped = clip_for_log({"code": "y" * 10_000, "items": list(range(500)), "big": 10**40})
+    assert clipped["code"].startswith("y" * 2000) and "8,000 more characters not logged" in clipped["code"]
+    assert len(clipped["items"]) == 65 and "436 more items" in clipped["items"][-1] and clipped["big"].startswith("[an integer")

@@ -141,3 +141,35 @@ def test_packing_backlog_is_bounded() -> None:
     blocker.result()
     assert not added.is_alive() and len(store) == 8
     assert all(int(store.get(f"img_{k}")[0, 0]) == k for k in range(8))
+
+
+def test_the_pixel_budget_refuses_before_copying_and_counts_what_is_held():
+    from mmenvs.core.budget import BudgetExceeded, EpisodeBudget
+
+    store = ImageStore(budget=EpisodeBudget(image_pixels=1_000_000, image_store_pixels=1_500_000))
+    virtual = np.broadcast_to(np.zeros(3, np.uint8), (100_000, 100_000, 3))  # 30 GB if it were ever copied
+    with pytest.raises(BudgetExceeded, match="image_pixels=1,000,000") as caught:
+        store.add(virtual)
+    assert caught.value.limit == "image_pixels" and len(store) == 0 and store.held_pixels() == 0
+    store.add(np.zeros((1000, 1000), np.uint8))
+    assert store.held_pixels() == 1_000_000
+    with pytest.raises(BudgetExceeded, match="image_store_pixels=1,500,000"):
+        store.add(Image.new("RGB", (800, 800)))  # 0.64 MP more than the store may hold
+    store.check_new(700, 700)  # what still fits
+    with pytest.raises(BudgetExceeded, match="image_store_pixels"):
+        store.check_new(800, 800)
+    store.clear()
+    assert store.held_pixels() == 0 and store.add(Image.new("RGB", (800, 800))) == "img_0"
+
+
+def test_packed_images_count_by_their_packed_size():
+    from _wait import wait_until
+
+    from mmenvs.core.budget import EpisodeBudget
+
+    store = ImageStore(max_raw_bytes=1, budget=EpisodeBudget(image_store_pixels=2_000_000))
+    for count in range(1, 6):  # flat screenshots pack to almost nothing: five fit where two raw ones would not
+        store.add(np.full((800, 1000, 3), 200, np.uint8))
+        held = wait_until(store.held_pixels, what=f"the older of {count} images packed", check=lambda held: held < 900_000)
+        assert held >= 800_000  # the newest stays raw and counts in full
+    assert np.array_equal(store.get("img_0"), np.full((800, 1000, 3), 200, np.uint8))
