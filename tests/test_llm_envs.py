@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import gymnasium as gym
 import pytest
@@ -117,28 +117,31 @@ def test_debug_echo_reaches_the_oracle_score(framework):
     env.close()
 
 
-# ---------------------------------------------------------------------------------------------- VTC-Bench
+# ---------------------------------------------------------------------------------------------- tool/code envs
+def play_tool_env(env_id: str, framework: str, count: int) -> Iterator[tuple[str, dict[str, Any], float]]:
+    """For ``count`` sampled tasks of an env with ``mode`` tool|code: the task id, the last info of the LLM
+    episode and the oracle's own score. In tool mode the oracle's JSON calls are answered as ``tool_calls``."""
+    env = gym.make(env_id, mode=framework)
+    translate = json_call_as_tool_call if framework == "tool" else as_text
+    try:
+        for task_id in sampled(env.unwrapped.task_ids(), count):
+            info = play_llm(env, task_id, framework, oracle_replies(env, translate))
+            yield task_id, info, play_oracle(env, task_id)
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("framework", ["tool", "code"])
 def test_vtcbench_reaches_the_oracle_score(framework):
-    env = gym.make("VTCBench-v0", mode=framework)
-    translate = json_call_as_tool_call if framework == "tool" else as_text
-    for task_id in sampled(env.unwrapped.task_ids(), 4):
-        info = play_llm(env, task_id, framework, oracle_replies(env, translate))
-        assert info["score"] == play_oracle(env, task_id) == 1.0, task_id
+    for task_id, info, oracle in play_tool_env("VTCBench-v0", framework, 4):
+        assert info["score"] == oracle == 1.0, task_id
         assert info["tool_calls"], task_id  # the chain ran (not only an answer)
-    env.close()
 
 
-# ---------------------------------------------------------------------------------------------- MMToolSandbox
 @pytest.mark.parametrize("framework", ["code", "tool"])
 def test_mmtoolsandbox_reaches_the_oracle_score(framework):
-    env = gym.make("MMToolSandbox-v0", mode=framework)
-    translate = json_call_as_tool_call if framework == "tool" else as_text
-    for task_id in sampled(env.unwrapped.task_ids(), 2):
-        info = play_llm(env, task_id, framework, oracle_replies(env, translate))
-        oracle = play_oracle(env, task_id)
+    for task_id, info, oracle in play_tool_env("MMToolSandbox-v0", framework, 2):
         assert info["score"] == pytest.approx(oracle) and oracle > 0.9, task_id
-    env.close()
 
 
 # ---------------------------------------------------------------------------------------------- MacAgent

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import plistlib
-import re
 from datetime import datetime
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from mmenvs.macagent.applescript import AppleScriptError
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.backends.sim import SimBackend
+from mmenvs.macagent.solutions import A11yElement, accessibility_elements
 
 NOW = datetime(2026, 4, 13, 9, 41)
 PAGES = {
@@ -30,24 +30,16 @@ def b(tmp_path: Path) -> SimBackend:
     be.close()
 
 
-_LINE = re.compile(r'^\s*(AX\w+) "((?:[^"\\]|\\.)*)"(?: value="((?:[^"\\]|\\.)*)")?(?: shortcut="[^"]*")? \[(-?\d+), (-?\d+), (\d+), (\d+)\](.*)$')
-
-
-def elements(be: SimBackend) -> list[tuple[str, str, str | None, tuple[int, int, int, int], str]]:
-    out = []
-    for line in be.accessibility_tree().splitlines():
-        m = _LINE.match(line)
-        if m:
-            out.append((m.group(1), m.group(2), m.group(3), tuple(int(m.group(i)) for i in range(4, 8)), m.group(8)))
-    return out
+def elements(be: SimBackend) -> list[A11yElement]:
+    """The named on-screen elements of the accessibility tree (parsed as reference solutions parse it)."""
+    return [e for e in accessibility_elements(be.accessibility_tree()) if e.name is not None and e.bounds is not None]
 
 
 def find(be: SimBackend, role: str, name: str, nth: int = 0) -> tuple[int, int]:
     """Centre of the nth on-screen element with this role and name (from the accessibility tree)."""
-    hits = [e for e in elements(be) if e[0] == role and e[1] == name]
+    hits = [e for e in elements(be) if e.role == role and e.name == name]
     assert len(hits) > nth, f"no {role} {name!r} on screen:\n{be.accessibility_tree()}"
-    x, y, w, h = hits[nth][3]
-    return x + w // 2, y + h // 2
+    return hits[nth].center
 
 
 def click(be: SimBackend, role: str, name: str, clicks: int = 1, button: str = "left") -> None:
@@ -69,7 +61,7 @@ def test_implements_protocol_and_renders_a_desktop(b: SimBackend) -> None:
 def test_dock_click_opens_app_and_menu_bar_follows(b: SimBackend) -> None:
     click(b, "AXDockItem", "Notes")
     assert b.desktop.active.name == "Notes"
-    assert any(e[0] == "AXWindow" and e[1] == "Notes" for e in elements(b))
+    assert any(e.role == "AXWindow" and e.name == "Notes" for e in elements(b))
     assert 'AXMenuBarItem "Notes"' in b.accessibility_tree()
 
 
@@ -112,7 +104,7 @@ def test_reminders_create_with_gui_and_set_due_date(b: SimBackend) -> None:
     assert r["due_date"] == datetime(2026, 4, 15, 9, 30)
     # completing through the circle
     x, y = find(b, "AXRow", "Dentist follow-up")
-    row = [e for e in elements(b) if e[1] == "Dentist follow-up"][0][3]
+    row = [e for e in elements(b) if e.name == "Dentist follow-up"][0].bounds
     b.click(row[0] + 12, y)
     assert b.app("Reminders").reminders()[0]["completed"] is True
     out = b.run_applescript('tell application "Reminders" to get completed of reminder "Dentist follow-up"')
@@ -163,7 +155,7 @@ def test_finder_new_folder_rename_move_and_trash_on_disk(b: SimBackend) -> None:
     b.press("enter")
     b.type_text("b\n")
     assert (home / "Documents" / "a").exists()
-    assert any(e[1].startswith("The name “b” is already taken") for e in elements(b))
+    assert any(e.name.startswith("The name “b” is already taken") for e in elements(b))
 
 
 def test_finder_double_click_opens_textedit(b: SimBackend) -> None:
@@ -212,7 +204,7 @@ def test_textedit_save_dialog_writes_file_and_replace_alert(b: SimBackend) -> No
     b.open_app("TextEdit")
     b.type_text("Hello from TextEdit")
     b.hotkey("command", "s")
-    assert any(e[0] == "AXSheet" for e in elements(b))
+    assert any(e.role == "AXSheet" for e in elements(b))
     b.type_text("greeting")  # the stem is selected in the Save As field
     b.press("enter")
     assert (b.home / "Documents" / "greeting.txt").read_text() == "Hello from TextEdit"
@@ -222,7 +214,7 @@ def test_textedit_save_dialog_writes_file_and_replace_alert(b: SimBackend) -> No
     b.type_text("Other")
     b.hotkey("command", "s")
     b.type_text("greeting\n")
-    assert any(e[1].startswith("“greeting.txt” already exists") for e in elements(b))
+    assert any(e.name.startswith("“greeting.txt” already exists") for e in elements(b))
     click(b, "AXButton", "Replace")
     assert (b.home / "Documents" / "greeting.txt").read_text() == "Other"
 
@@ -319,10 +311,10 @@ def test_scroll_moves_a_long_list(b: SimBackend) -> None:
         (b.home / "Documents" / f"file{i:02d}.txt").write_text("")
     b.open_app("Finder")
     click(b, "AXRow", "Documents")
-    assert any(e[1] == "file00.txt" for e in elements(b))
+    assert any(e.name == "file00.txt" for e in elements(b))
     x, y = find(b, "AXRow", "file05.txt")
     b.scroll(-20, x, y)
-    names = [e[1] for e in elements(b) if e[0] == "AXRow"]
+    names = [e.name for e in elements(b) if e.role == "AXRow"]
     assert "file00.txt" not in names and "file30.txt" in names
 
 
@@ -349,14 +341,14 @@ def test_accessibility_tree_lists_what_is_on_screen(b: SimBackend) -> None:
     b.app("Reminders").add_reminder("Pay rent", priority=1)
     b.open_app("Reminders")
     els = elements(b)
-    roles = {e[0] for e in els}
+    roles = {e.role for e in els}
     assert {"AXWindow", "AXButton", "AXList", "AXRow", "AXMenuBarItem", "AXDockItem"} <= roles
-    win = [e for e in els if e[0] == "AXWindow" and e[1] == "Reminders"][0]
-    assert "focused" in win[4]
-    row = [e for e in els if e[0] == "AXRow" and "Pay rent" in e[1]][0]
-    x, y, w, h = row[3]
+    win = [e for e in els if e.role == "AXWindow" and e.name == "Reminders"][0]
+    assert "focused" in win.flags
+    row = [e for e in els if e.role == "AXRow" and "Pay rent" in e.name][0]
+    x, y, w, h = row.bounds
     assert 0 <= x < 1280 and 0 <= y < 800 and w > 100 and h > 10
-    assert "unchecked" in row[4]
+    assert "unchecked" in row.flags
 
 
 def test_same_actions_give_identical_screenshots(tmp_path: Path) -> None:
@@ -393,7 +385,7 @@ def test_reset_clears_everything(b: SimBackend, tmp_path: Path) -> None:
 
 def test_calendar_new_event_from_the_grid(b: SimBackend) -> None:
     b.open_app("Calendar")
-    grid = [e for e in elements(b) if e[0] == "AXGroup" and e[1].startswith("Week of")][0][3]
+    grid = [e for e in elements(b) if e.role == "AXGroup" and e.name.startswith("Week of")][0].bounds
     # double-click Monday 13 April (second column) in the first visible hour (8 AM)
     gx, gy, gw, gh = grid
     col_w = (gw - 50) / 7
@@ -405,7 +397,7 @@ def test_calendar_new_event_from_the_grid(b: SimBackend) -> None:
     ev = b.app("Calendar").events()
     assert [(e["summary"], e["start_date"], e["end_date"], e["location"]) for e in ev] == [
         ("Lab Meeting", datetime(2026, 4, 13, 9), datetime(2026, 4, 13, 10), "Room 4")]
-    assert any(e[0] == "AXButton" and e[1] == "Lab Meeting" for e in elements(b))
+    assert any(e.role == "AXButton" and e.name == "Lab Meeting" for e in elements(b))
     out = b.run_applescript('tell application "Calendar" to get summary of every event of calendar "Home"')
     assert out == "Lab Meeting"
 

@@ -269,6 +269,15 @@ def _valid() -> dict[str, Any]:
     return json.loads(shipped_scenario_paths()["contacts_business_card"].read_text())
 
 
+def _with_gallery_photo(scenario_id: str) -> dict[str, Any]:
+    """The valid scenario, renamed, with a second business card (image ``old``) already in the Photos gallery."""
+    data = _valid()
+    data["id"] = scenario_id
+    data["images"]["old"] = {"generator": "rendered", "kind": "business_card", "seed": 3, "facts": {"name": "Ada Quinn", "company": "Quinn & Co"}}
+    data["initial_entities"]["photos"] = [{"image_id": "{image:old}", "album": "Scans"}]
+    return data
+
+
 @pytest.mark.parametrize(("mutate", "fragment"), [
     (lambda d: d.pop("reference_time"), "field 'reference_time' is missing"),
     (lambda d: d.update(reference_time="March 10"), "field 'reference_time' is invalid"),
@@ -339,10 +348,7 @@ def test_callable_tool_specs_follow_the_working_set(tool_env: MMToolSandboxEnv) 
 
 
 def test_gallery_images_in_initial_entities_are_usable(tool_env: MMToolSandboxEnv) -> None:
-    data = _valid()
-    data["id"] = "gallery_start"
-    data["images"]["old"] = {"generator": "rendered", "kind": "business_card", "seed": 3, "facts": {"name": "Ada Quinn", "company": "Quinn & Co"}}
-    data["initial_entities"]["photos"] = [{"image_id": "{image:old}", "album": "Scans"}]
+    data = _with_gallery_photo("gallery_start")
     obs, info = tool_env.reset(options={"task": data})
     assert "img_1" in tool_env.world.visible and "img_1" not in obs["text"]
     tool_env.step({"name": "search_tools", "arguments": {"query": "get image size"}})
@@ -501,10 +507,7 @@ def test_scenario_cache_is_bounded():
 
 # --- the MMEnv hooks: images new to the agent, fresh evaluation details, one sandbox, one episode state
 def test_info_images_name_each_usable_image_once(tool_env: MMToolSandboxEnv) -> None:
-    data = _valid()
-    data["id"] = "gallery_and_card"
-    data["images"]["old"] = {"generator": "rendered", "kind": "business_card", "seed": 3, "facts": {"name": "Ada Quinn", "company": "Quinn & Co"}}
-    data["initial_entities"]["photos"] = [{"image_id": "{image:old}", "album": "Scans"}]
+    data = _with_gallery_photo("gallery_and_card")
     obs, info = tool_env.reset(options={"task": data})
     assert info["images"] == ["img_0", "img_1"]  # the first message's card and the gallery photo, by number
     obs, *_, info = tool_env.step({"name": "search_tools", "arguments": {"query": "crop image"}})

@@ -394,13 +394,7 @@ class ConfinedDir:
         inside is removed as a link, never followed."""
         with self._dir_fd(path, "empty") as fd:
             try:
-                with os.scandir(fd) as scan:
-                    children = [(item.name, item.is_dir(follow_symlinks=False)) for item in scan]
-                for name, is_dir in children:
-                    if is_dir:
-                        _remove_tree(fd, name)
-                    else:
-                        os.unlink(name, dir_fd=fd)
+                _remove_children(fd)
             except OSError as exc:
                 raise self._fail(exc, path, "empty") from None
 
@@ -499,13 +493,20 @@ def _remove_tree(parent_fd: int, name: str) -> None:
             return
         raise
     try:
-        with os.scandir(fd) as scan:
-            children = [(item.name, item.is_dir(follow_symlinks=False)) for item in scan]
-        for child, is_dir in children:
-            if is_dir:
-                _remove_tree(fd, child)
-            else:
-                os.unlink(child, dir_fd=fd)
+        _remove_children(fd)
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent_fd)
+
+
+def _remove_children(fd: int) -> None:
+    """Remove every entry of the open folder ``fd`` (folders with their contents), by fds only: a symlink is
+    removed as a link, never followed."""
+    # Listed first, removed after: deleting while the scan is open could skip entries.
+    with os.scandir(fd) as scan:
+        children = [(item.name, item.is_dir(follow_symlinks=False)) for item in scan]
+    for child, is_dir in children:
+        if is_dir:
+            _remove_tree(fd, child)
+        else:
+            os.unlink(child, dir_fd=fd)
