@@ -119,8 +119,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise ValueError(f"--kwargs must be a JSON object: {exc}") from None
     if not isinstance(env_kwargs, dict):
         raise ValueError(f"--kwargs must be a JSON object, got {type(env_kwargs).__name__}")
-    if args.mcp:
-        raise ValueError("--mcp is not implemented yet (issue 17 item 3; see docs/serve.md)")
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env)

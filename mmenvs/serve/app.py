@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import ipaddress
 import json
@@ -319,7 +320,7 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000, all
     if config.max_sessions < 1 or config.idle_timeout <= 0:
         raise ValueError("--max-sessions must be at least 1 and --idle-timeout positive")
     try:
-        app = ServeApp(config)
+        app = ServeApp(dataclasses.replace(config, host=host))
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -53,6 +53,7 @@ class ServeConfig:
     token: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
     mcp: bool = False
+    host: str = "127.0.0.1"  # where the server listens (the MCP endpoint's DNS-rebinding check)
 
 
 class SessionManager:
