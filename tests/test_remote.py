@@ -10,6 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from serve_support import TOKEN, Server
 
+from mmenvs.core.recorder import to_jsonable
 from mmenvs.remote import RemoteEnv
 
 ENV = "VTCBench-v0"
@@ -100,3 +101,46 @@ def test_eval_against_the_server(server, tmp_path, monkeypatch):
     assert main(["eval", ENV, "--server", server.url, "--tasks", "3", "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mean_score"] == 1.0 and summary["episodes"] == 3
+
+
+def _lockstep_oracle_episode(remote: RemoteEnv, local: gym.Env, seed: int) -> tuple[dict, dict]:
+    """Run the local env's oracle on both envs in lockstep; every observation (PNG: exact images), reward,
+    flags and info key set must agree. Returns the last infos (remote, local)."""
+
+    def same(obs: dict, local_obs: dict) -> None:
+        assert set(obs) == set(local_obs)
+        for key, value in local_obs.items():
+            if isinstance(value, np.ndarray):
+                assert np.array_equal(obs[key], value), key
+            else:
+                assert obs[key] == value, key
+
+    obs, info = remote.reset(seed=seed)
+    local_obs, local_info = local.reset(seed=seed)
+    same(obs, local_obs)
+    assert set(info) == set(local_info) and info["task_id"] == local_info["task_id"]
+    done = False
+    while not done:
+        action = local.unwrapped.oracle_action(local_obs, local_info)
+        obs, reward, terminated, truncated, info = remote.step(action)
+        local_obs, local_reward, local_terminated, local_truncated, local_info = local.step(action)
+        same(obs, local_obs)
+        assert (reward, terminated, truncated) == (pytest.approx(local_reward), local_terminated, local_truncated)
+        assert set(info) == set(local_info) and info["score"] == pytest.approx(local_info["score"])
+        assert info == json.loads(json.dumps(to_jsonable(local_info)))  # the values too, as JSON carries them
+        done = terminated or truncated
+    return info, local_info
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), [("MacAgent-v0", {}), ("MMToolSandbox-v0", {"mode": "tool"})])
+def test_remote_env_runs_the_other_benchmarks_like_a_local_env(env_id, kwargs):
+    served = Server(env_id, "--kwargs", json.dumps(kwargs), "--max-sessions", "2", "--idle-timeout", "300")
+    remote = RemoteEnv(served.url, env_id, token=TOKEN, **kwargs)
+    local = gym.make(env_id, **kwargs)
+    try:
+        info, local_info = _lockstep_oracle_episode(remote, local, seed=1)
+        assert info["score"] == local_info["score"] == 1.0 and info["success"] is True
+    finally:
+        remote.close()
+        local.close()
+        served.stop()
