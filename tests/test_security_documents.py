@@ -11,7 +11,6 @@ deadline plus a margin, and the next benign step must work.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,12 @@ import gymnasium as gym
 import pytest
 
 import mmenvs  # noqa: F401 - registers the envs
+from _attacks import STEP_BOUND_S, assert_no_leak, canary_snapshot, home_host_paths, make_canary, seen_texts, timed_step
 
 SECRET = "CANARY-7f3e-host-secret"
 SECRET_NAME = "canary-entry-4b1d"  # a file name in the canary folder: never listed by an app
 ENV_SECRET = "CANARY-env-91ac"  # in the host process's environment (/proc/self/environ)
 DOCS = "/Users/user/Documents"
-# shell_timeout (10 s) plus a wide margin for a loaded 2-core machine and child-process exporters
-STEP_BOUND = 60.0
 
 PLANTS = {
     "link to a host file": "ln -s {canary} {target}",
@@ -67,50 +65,29 @@ def env():
 
 
 @pytest.fixture
-def canary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+def canary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A host file and a host folder outside the home, holding the secret."""
     monkeypatch.setenv("MMENVS_TEST_CANARY", ENV_SECRET)
-    file = tmp_path / "canary.txt"
-    file.write_text(SECRET + "\n")
-    folder = tmp_path / "canary-dir"
-    folder.mkdir()
-    (folder / SECRET_NAME).write_text(SECRET)
-    return {"file": file, "dir": folder}
-
-
-def snapshot(canary: dict[str, Path]) -> Any:
-    """What must not change on the host: the canary file's content and kind, the folder's entries."""
-    f, d = canary["file"], canary["dir"]
-    return (f.is_file() and not f.is_symlink(), f.read_text(), f.stat().st_mtime_ns,
-            sorted((p.name, p.read_text()) for p in d.iterdir()))
+    return make_canary(tmp_path, SECRET, SECRET_NAME)
 
 
 def fresh(env) -> None:
     env.reset(options={"task_id": "terminal-count-errors-v2"})
 
 
-def step(env, action: str) -> tuple[dict, dict, float]:
-    started = time.monotonic()
-    obs, _reward, _terminated, _truncated, info = env.step(action)
-    return obs, info, time.monotonic() - started
-
-
 def plant(env, script: str) -> None:
-    obs, _info, _t = step(env, f"```bash\n{script}\necho planted\n```")
+    obs, *_ = timed_step(env, f"```bash\n{script}\necho planted\n```")
     assert "planted" in obs["text"], obs["text"]
 
 
-def assert_nothing_leaked(env, obs: dict, info: dict, elapsed: float, before: Any, canary: dict[str, Path],
+def assert_nothing_leaked(env, obs: dict, info: dict, elapsed: float, before: Any, canary: dict[str, Any],
                           app: str | None = None) -> None:
     state = json.dumps(env.unwrapped.backend.app_state(app), default=str) if app else ""
-    seen = obs["text"] + obs["a11y"] + json.dumps(info, default=str) + state
-    for secret in (SECRET, ENV_SECRET, SECRET_NAME):
-        assert secret not in seen, f"{secret!r} reached the observation: {obs['text'][:400]!r}"
-    home = str(env.unwrapped._home)
-    assert home not in seen and str(canary["file"].parent) not in seen, "a host path reached the observation"
-    assert snapshot(canary) == before, "the host canary changed"
-    assert elapsed < STEP_BOUND, f"the step took {elapsed:.1f} s"
-    after, _info, _t = step(env, "```bash\necho benign-step-ok\n```")
+    assert_no_leak(seen_texts(obs, info, state), (SECRET, ENV_SECRET, SECRET_NAME),
+                   {*home_host_paths(env.unwrapped), str(canary["root"])}, "the step")
+    assert canary_snapshot(canary) == before, "the host canary changed"
+    assert elapsed < STEP_BOUND_S, f"the step took {elapsed:.1f} s"
+    after, *_ = timed_step(env, "```bash\necho benign-step-ok\n```")
     assert "benign-step-ok" in after["text"], after["text"]
 
 
@@ -122,8 +99,8 @@ def test_opening_a_planted_file_never_follows_blocks_or_reads_unbounded(env, can
     target = f"~/Documents/{name}"
     setup = REGISTER_VAULT if name.startswith("Vault/") else ""
     plant(env, setup + PLANTS[kind].format(canary=canary["file"], target=target))
-    before = snapshot(canary)
-    obs, info, elapsed = step(env, action)
+    before = canary_snapshot(canary)
+    obs, info, _ended, elapsed = timed_step(env, action)
     assert_nothing_leaked(env, obs, info, elapsed, before, canary, app)
     assert "Traceback" not in obs["text"] and "internal error" not in obs["text"].lower()
 
@@ -168,9 +145,9 @@ def test_saving_or_exporting_onto_a_link_never_writes_the_host_file(env, canary,
     name, actions, app = WRITERS[writer]
     setup = REGISTER_VAULT if name.startswith("Vault/") else ""
     plant(env, setup + f"mkdir -p ~/Library/Safari; rm -f ~/Documents/{name}; ln -s {canary['file']} ~/Documents/{name}")
-    before = snapshot(canary)
+    before = canary_snapshot(canary)
     for action in actions:
-        obs, info, elapsed = step(env, action)
+        obs, info, _ended, elapsed = timed_step(env, action)
         assert_nothing_leaked(env, obs, info, elapsed, before, canary, app)
     assert canary["file"].read_text() == SECRET + "\n"
 
@@ -202,18 +179,18 @@ FOLDER_ATTACKS = {
 def test_a_symlinked_folder_is_never_listed_or_written_through(env, canary, attack: str) -> None:
     fresh(env)
     action, app = FOLDER_ATTACKS[attack]
-    before = snapshot(canary)
-    obs, info, elapsed = step(env, action.format(dir=canary["dir"]))
+    before = canary_snapshot(canary)
+    obs, info, _ended, elapsed = timed_step(env, action.format(dir=canary["folder"]))
     assert_nothing_leaked(env, obs, info, elapsed, before, canary, app)
-    assert sorted(p.name for p in canary["dir"].iterdir()) == [SECRET_NAME]
+    assert sorted(p.name for p in canary["folder"].iterdir()) == [SECRET_NAME]
 
 
 def test_a_linked_weather_pin_file_is_a_server_error_not_a_read(env, canary) -> None:
     fresh(env)
     pins = "~/Library/Containers/com.apple.weather/Data/Library/Caches/ForecastPins.json"
     plant(env, f"mkdir -p $(dirname {pins}); ln -s {canary['file']} {pins}")
-    before = snapshot(canary)
-    obs, info, elapsed = step(env, "```bash\ncurl -s wttr.in/Paris?format=3; echo code=$?\n```")
+    before = canary_snapshot(canary)
+    obs, info, _ended, elapsed = timed_step(env, "```bash\ncurl -s wttr.in/Paris?format=3; echo code=$?\n```")
     # (no app state: Weather's state raises on a bad pin file, as before this issue; class 5's concern)
     assert_nothing_leaked(env, obs, info, elapsed, before, canary)
     assert "symbolic link" in obs["text"], obs["text"]
@@ -222,8 +199,8 @@ def test_a_linked_weather_pin_file_is_a_server_error_not_a_read(env, canary) -> 
 def test_gh_body_file_through_a_link_is_refused(env, canary) -> None:
     fresh(env)
     plant(env, f"ln -s {canary['file']} ~/body.md")
-    before = snapshot(canary)
-    obs, info, elapsed = step(env, "```bash\ngh issue create -R openclaw/openclaw --title t --body-file ~/body.md; echo code=$?\n```")
+    before = canary_snapshot(canary)
+    obs, info, _ended, elapsed = timed_step(env, "```bash\ngh issue create -R openclaw/openclaw --title t --body-file ~/body.md; echo code=$?\n```")
     assert_nothing_leaked(env, obs, info, elapsed, before, canary)
     assert "code=1" in obs["text"] and "symbolic link" in obs["text"], obs["text"]
 
@@ -232,7 +209,7 @@ def test_an_app_error_names_the_file_as_the_agent_knows_it(env, canary) -> None:
     """The refusal is a clear app error (the AppleScript error names ~/Documents/…), not a crash."""
     fresh(env)
     plant(env, f"ln -s {canary['file']} ~/Documents/x.pages")
-    obs, _info, _t = step(env, OPENERS["Pages AppleScript"][1])
+    obs, *_ = timed_step(env, OPENERS["Pages AppleScript"][1])
     assert "could not be opened" in obs["text"] and "~/Documents/x.pages" in obs["text"], obs["text"]
     assert "symbolic link" in obs["text"], obs["text"]
 
@@ -241,8 +218,8 @@ def test_an_app_error_names_the_file_as_the_agent_knows_it(env, canary) -> None:
 def test_a_slide_image_name_is_a_name_not_a_path(env, canary, name: str) -> None:
     """Keynote names slide images after the document: a name that is a path never leaves the folder."""
     fresh(env)
-    before = snapshot(canary)
-    obs, info, elapsed = step(env, _applescript(
+    before = canary_snapshot(canary)
+    obs, info, _ended, elapsed = timed_step(env, _applescript(
         f'tell application "Keynote"\nset d to make new document with properties {{name:"{name}"}}\n'
         f'export d to POSIX file "{DOCS}/imgs" as slide images\nend tell'))
     assert_nothing_leaked(env, obs, info, elapsed, before, canary, "Keynote")

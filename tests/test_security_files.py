@@ -11,10 +11,8 @@ plus a generous margin, and that the next benign step works.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import time
 import uuid
 from pathlib import Path
 
@@ -23,10 +21,9 @@ import psutil
 import pytest
 
 import mmenvs  # noqa: F401  (registers the ids)
+from _attacks import STEP_BOUND_S, assert_no_leak, canary_snapshot, home_host_paths, make_canary, seen_texts, timed_step
 from mmenvs.core.confined import ConfinedDir
 
-#: the action deadline is 10 s; a loaded 2-core machine may add a lot, but a hang is minutes
-STEP_BOUND_S = 60.0
 TASK = {
     "id": "security-files", "instruction": "Explore the files.", "category": "System", "apps": ["Finder"],
     "reference_time": "2026-03-10T09:30:00",
@@ -46,19 +43,7 @@ def env():
 @pytest.fixture
 def canary(tmp_path):
     """A host file and a host folder outside the home, each holding a secret the agent must never see."""
-    secret = f"HOST-SECRET-{uuid.uuid4().hex}"
-    file = tmp_path / "canary.txt"
-    file.write_text(secret + "\n")
-    folder = tmp_path / "canary-dir"
-    folder.mkdir()
-    (folder / "inside-secret.txt").write_text(secret)
-    return {"secret": secret, "file": file, "folder": folder, "root": tmp_path}
-
-
-def _snapshot(canary: dict) -> dict:
-    root = canary["root"]
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None, p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*"))}
+    return make_canary(tmp_path, f"HOST-SECRET-{uuid.uuid4().hex}")
 
 
 class Agent:
@@ -69,15 +54,13 @@ class Agent:
         self.obs, self.info = env.reset(options={"task": TASK})
         self.core = env.unwrapped
         self.home = self.core.backend.home
-        self.host_markers = {str(self.home), str(self.core._home_dir), os.path.realpath(self.home)}  # noqa: SLF001
-        self.before = _snapshot(canary)
+        self.host_markers = home_host_paths(self.core)
+        self.before = canary_snapshot(canary)
 
     def step(self, action):
-        started = time.monotonic()
-        obs, _reward, terminated, truncated, info = self.env.step(action)
-        elapsed = time.monotonic() - started
+        obs, info, ended, elapsed = timed_step(self.env, action)
         assert elapsed < STEP_BOUND_S, f"the step took {elapsed:.1f} s: {action!r}"
-        assert not (terminated or truncated), info
+        assert not ended, info
         self.assert_clean(obs, info, action)
         self.obs, self.info = obs, info
         return obs, info
@@ -92,11 +75,7 @@ class Agent:
         return self.step(f"```python\nimport pyautogui\n{code}\n```")
 
     def assert_clean(self, obs, info, action) -> None:
-        texts = [obs.get("text", ""), obs.get("a11y", ""), json.dumps(info, default=str)]
-        for text in texts:
-            assert self.canary["secret"] not in text, f"the canary's secret reached the observation after {action!r}"
-            for marker in self.host_markers:
-                assert marker not in text, f"a host path ({marker}) reached the observation after {action!r}: {text[:400]}"
+        assert_no_leak(seen_texts(obs, info), [self.canary["secret"]], self.host_markers, action)
 
     def center(self, role: str, name: str) -> tuple[int, int]:
         """The centre of the a11y element ``role "name" [x, y, w, h]`` in the current observation."""
@@ -119,7 +98,7 @@ class Agent:
 
     def finish(self) -> None:
         """The host is unchanged and the next benign step works."""
-        assert _snapshot(self.canary) == self.before, "a file outside the home changed"
+        assert canary_snapshot(self.canary) == self.before, "a file outside the home changed"
         assert not self.home_holds_secret(), "the canary's content was copied into the home"
         obs, _ = self.bash("echo still-working")
         assert "still-working" in obs["text"]
