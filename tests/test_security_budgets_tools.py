@@ -264,3 +264,13 @@ def test_code_calling_tools_in_a_loop_stops_at_the_deadline() -> None:
         assert info["action_error"] is None and "img_" in obs["text"]
     finally:
         env.close()
+
+
+def test_a_runs_call_records_keep_clipped_arguments() -> None:
+    from mmenvs.sandbox import PythonSandbox
+
+    with PythonSandbox(tools={"measure": lambda text, **extra: len(text)}) as sandbox:
+        result = sandbox.run("print([measure('a' * 500_000, note='b' * 500_000) for _ in range(3)])")
+    assert "500000" in result.text and len(result.tool_calls) == 3
+    assert json_size(result.tool_calls) < 20_000  # unclipped, three calls would keep 3 MB until the run ends
+    assert "498,000 more characters not logged" in result.tool_calls[0]["args"][0]

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmenvs.core.actions import clip_for_log
+
 from . import _worker as wire
 from .isolation import (
     PidsCgroup,
@@ -522,7 +524,8 @@ class PythonSandbox:
         name = msg.get("tool")
         args = msg.get("args")
         kwargs = msg.get("kwargs")
-        record: dict[str, Any] = {"name": name, "args": args, "kwargs": kwargs, "ok": False}
+        # The run's call record keeps a clipped copy: a loop of calls with megabyte arguments must not pile up on the host.
+        record: dict[str, Any] = {"name": name, "args": clip_for_log(args), "kwargs": clip_for_log(kwargs), "ok": False}
         if calls is not None:
             calls.append(record)
         fn = self._tools.get(name) if isinstance(name, str) else None

@@ -381,7 +381,7 @@ class MMToolSandboxEnv(MMEnv):
                 return "code", action["code"]
             if self.mode == "code":
                 raise ActionError("wrong_mode", 'code mode takes {"code": ...} or {"reply": ...}; call tools from Python code')
-            return "call", parse_tool_call(action)
+            return "call", parse_tool_call(action, max_argument_chars=self.budget.tool_argument_chars)
         if not isinstance(action, str):
             raise ActionError("bad_action_type", f"Expected a string or a dict, got {type(action).__name__}.")
         if self.mode == "code":
@@ -392,7 +392,7 @@ class MMToolSandboxEnv(MMEnv):
         looks_like_call = (stripped.startswith("{") or re.match(r"\[\s*\{", stripped) or "<tool_call>" in stripped.lower()
                            or re.search(r"```(json)?\s*\n\s*[\[{]", stripped))
         if looks_like_call:
-            return "call", parse_tool_call(action)
+            return "call", parse_tool_call(action, max_argument_chars=self.budget.tool_argument_chars)
         return "reply", stripped
 
     def _reply(self, text: str) -> ActionOutcome:
