@@ -10,11 +10,24 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
+
+import gymnasium as gym
+import pytest
+
+import mmenvs  # noqa: F401  (registers the ids)
 
 #: The action deadline is 10 s; a loaded 2-core machine (and a child-process exporter) may add a lot,
 #: but a hang is minutes.
 STEP_BOUND_S = 60.0
+
+
+@pytest.fixture(scope="module", name="env")
+def macagent_env() -> Iterator[gym.Env]:
+    """``env``: one ``MacAgent-v0`` per test module (import this name to get the fixture)."""
+    environment = gym.make("MacAgent-v0")
+    yield environment
+    environment.close()
 
 
 def make_canary(root: Path, secret: str, entry_name: str = "inside-secret.txt") -> dict[str, Any]:

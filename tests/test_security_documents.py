@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import pytest
 
 import mmenvs  # noqa: F401 - registers the envs
+from _attacks import macagent_env  # noqa: F401  (the module's env fixture)
 from _attacks import STEP_BOUND_S, assert_no_leak, canary_snapshot, home_host_paths, make_canary, seen_texts, timed_step
 
 SECRET = "CANARY-7f3e-host-secret"
@@ -55,13 +55,6 @@ OPENERS = {
 REGISTER_VAULT = ("mkdir -p ~/Documents/Vault/.obsidian \"$HOME/Library/Application Support/obsidian\"\n"
                   "printf '%s' '{\"vaults\": {\"v1\": {\"path\": \"/Users/user/Documents/Vault\", \"open\": true}}}' "
                   "> \"$HOME/Library/Application Support/obsidian/obsidian.json\"\n")
-
-
-@pytest.fixture(scope="module")
-def env():
-    e = gym.make("MacAgent-v0")
-    yield e
-    e.close()
 
 
 @pytest.fixture

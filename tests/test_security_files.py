@@ -14,13 +14,12 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from pathlib import Path
 
-import gymnasium as gym
 import psutil
 import pytest
 
 import mmenvs  # noqa: F401  (registers the ids)
+from _attacks import macagent_env  # noqa: F401  (the module's env fixture)
 from _attacks import STEP_BOUND_S, assert_no_leak, canary_snapshot, home_host_paths, make_canary, seen_texts, timed_step
 from mmenvs.core.confined import ConfinedDir
 
@@ -31,13 +30,6 @@ TASK = {
     "checkpoints": [{"name": "a kept", "tag": "file_ops", "metric": {"type": "file_exists", "path": "~/Desktop/a.txt"}}],
     "reference_solution": ["```bash\ntrue\n```"],
 }
-
-
-@pytest.fixture(scope="module")
-def env():
-    environment = gym.make("MacAgent-v0")
-    yield environment
-    environment.close()
 
 
 @pytest.fixture
