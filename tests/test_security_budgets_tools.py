@@ -274,3 +274,44 @@ def test_a_runs_call_records_keep_clipped_arguments() -> None:
     assert "500000" in result.text and len(result.tool_calls) == 3
     assert json_size(result.tool_calls) < 20_000  # unclipped, three calls would keep 3 MB until the run ends
     assert "498,000 more characters not logged" in result.tool_calls[0]["args"][0]
+
+
+def test_toolsandbox_storage_stops_at_home_bytes_and_replacements_are_sized_first() -> None:
+    tools = ("notes_append_to_note", "notes_duplicate_note", "notes_replace_in_note", "notes_list_tags")
+    env = MMToolSandboxEnv(mode="tool", max_steps=100, pinned_tools=tools, budget={"home_bytes": 8 * MiB})
+    try:
+        env.reset(options={"task_id": "notes_whiteboard_cleanup"})
+        world = env.unwrapped.world
+        error = None
+        for _ in range(40):  # 600 KB a call, then copies of the note: the phone's storage is host memory
+            _, _, _, _, info = env.step({"name": "notes_append_to_note", "arguments": {"note_id": 1, "text": "n" * 600_000}})
+            if info["action_error"] is None:
+                _, _, _, _, info = env.step({"name": "notes_duplicate_note", "arguments": {"note_id": 1}})
+            if info["action_error"]:
+                error = info["action_error"]
+                break
+        assert error is not None and "home_bytes=8,388,608" in error and "undone" in error
+        pages = world.conn.execute("PRAGMA page_count").fetchone()[0] * world.conn.execute("PRAGMA page_size").fetchone()[0]
+        assert pages <= 8 * MiB
+        started = time.monotonic()  # one 'n' -> 1000 characters in a 600 KB note would be 600 MB
+        _, _, _, _, info = env.step({"name": "notes_replace_in_note", "arguments": {"note_id": 1, "old_text": "n", "new_text": "m" * 1000}})
+        assert time.monotonic() - started < TIME_MARGIN
+        assert "tool_argument_chars" in info["action_error"]
+        _, _, _, _, info = env.step({"name": "notes_list_tags", "arguments": {}})
+        assert info["action_error"] is None
+    finally:
+        env.close()
+
+
+def test_toolsandbox_search_queries_are_bounded() -> None:
+    env = MMToolSandboxEnv(mode="tool")
+    try:
+        env.reset(options={"task_id": "contacts_business_card"})
+        started = time.monotonic()  # unbounded: a 900 KB query ranked for > 10 s on the host
+        _, _, _, _, info = env.step({"name": "search_tools", "arguments": {"query": "contact " * 110_000}})
+        assert time.monotonic() - started < TIME_MARGIN
+        assert "MAX_QUERY_CHARS" in info["action_error"]
+        _, _, _, _, info = env.step({"name": "search_tools", "arguments": {"query": "create contact"}})
+        assert info["action_error"] is None
+    finally:
+        env.close()

@@ -20,6 +20,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 NAME_WEIGHT, APP_WEIGHT, DESCRIPTION_WEIGHT = 2.0, 1.5, 1.0
 
 
+#: Longest search_tools query: a description of the tool wanted, not a document.
+MAX_QUERY_CHARS = 2_000
+
+
 class ToolSearch:
     """Search index over ``tools`` plus the working set of one episode."""
 
@@ -59,8 +63,10 @@ class ToolSearch:
 
     def search(self, query: str, page: int = 0, page_size: int = 5) -> dict[str, Any]:
         """One page of results; each result joins the working set."""
-        if not isinstance(query, str) or not _WORD.search(query.lower()):
+        if not isinstance(query, str) or not _WORD.search(query[:MAX_QUERY_CHARS].lower()):
             raise ToolError("search_tools: query must contain at least one word, e.g. 'send message'")
+        if len(query) > MAX_QUERY_CHARS:  # ranking costs time in the query's length (900 KB took > 10 s on the host)
+            raise ToolError(f"search_tools: the query may hold at most {MAX_QUERY_CHARS} characters (MAX_QUERY_CHARS), got {len(query):,}")
         if page < 0 or not 1 <= page_size <= 20:
             raise ToolError(f"search_tools: need page ≥ 0 and 1 ≤ page_size ≤ 20, got page={page}, page_size={page_size}")
         self.searches += 1

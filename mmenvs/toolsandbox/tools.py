@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sqlite3
 import types
 import typing
 from dataclasses import dataclass, field
@@ -106,11 +107,18 @@ class Tool:
         if deadline is not None and deadline.expired():
             raise ToolError(f"{self.name} was not run: the action ran past its deadline action_timeout={deadline.seconds:g} s "
                             "(raise it with the env kwarg budget={'action_timeout': ...})")
+        limit = world.images.budget.home_bytes
+        limit_storage(world, limit)
         try:
             with world.transaction():
                 return self.fn(world, **kwargs)
         except BudgetExceeded as exc:  # an image over the episode's pixel budget: a refusal like any other
             raise ToolError(f"{self.name}: {exc}") from None
+        except sqlite3.OperationalError as exc:
+            if "full" not in str(exc):
+                raise
+            raise ToolError(f"{self.name}: the phone's storage would exceed the episode budget home_bytes={limit:,} "
+                            "(the call was undone; raise it with the env kwarg budget={'home_bytes': ...})") from None
 
     def signature_text(self) -> str:
         parts = []
@@ -120,6 +128,13 @@ class Tool:
                 text += f" = {p.default!r}"
             parts.append(text)
         return f"({', '.join(parts)})"
+
+
+def limit_storage(world: World, limit: int) -> None:
+    """Cap the episode's database (the phone's storage, held in host memory) at ``limit`` bytes: SQLite then
+    refuses a write past it as it happens ("database or disk is full"), however a tool multiplies its input."""
+    page_size = world.conn.execute("PRAGMA page_size").fetchone()[0]
+    world.conn.execute(f"PRAGMA max_page_count = {max(1, int(limit) // page_size)}")
 
 
 # ---------------------------------------------------------------------- types → schema / coercion

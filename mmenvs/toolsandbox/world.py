@@ -303,8 +303,9 @@ class World:
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK TO tool_call")
-            self.conn.execute("RELEASE tool_call")
+            if self.conn.in_transaction:  # SQLite rolls the whole transaction back itself on some errors (a full database)
+                self.conn.execute("ROLLBACK TO tool_call")
+                self.conn.execute("RELEASE tool_call")
             raise
         self.conn.execute("RELEASE tool_call")
 

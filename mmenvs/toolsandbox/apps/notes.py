@@ -41,7 +41,13 @@ def notes_replace_in_note(world: World, note_id: int, old_text: str, new_text: s
     """
     note = world.get("notes", note_id)
     if not old_text or old_text not in note["content"]:
-        raise ToolError(f"{old_text!r} does not occur in note {note_id}")
+        raise ToolError(f"{old_text[:200]!r} does not occur in note {note_id}")
+    # Sized before the replacement is made: one short old_text in a long note multiplies new_text.
+    size = len(note["content"]) + note["content"].count(old_text) * (len(new_text) - len(old_text))
+    limit = max(len(note["content"]), world.images.budget.tool_argument_chars)
+    if size > limit:
+        raise ToolError(f"the note would grow to {size:,} characters, more than the episode budget tool_argument_chars="
+                        f"{world.images.budget.tool_argument_chars:,} lets one call make")
     return world.update("notes", note_id, {"content": note["content"].replace(old_text, new_text)})
 
 
