@@ -315,3 +315,16 @@ def test_toolsandbox_search_queries_are_bounded() -> None:
         assert info["action_error"] is None
     finally:
         env.close()
+
+
+def test_sandboxed_code_and_host_tools_share_the_budget_deadline() -> None:
+    for env in (VTCBenchEnv(mode="code", budget={"action_timeout": 4.0}), MMToolSandboxEnv(mode="code", budget={"action_timeout": 4.0})):
+        try:
+            assert env.host_deadline().seconds == 4.0 and env.sandbox.timeout == 4.0
+        finally:
+            env.close()
+    env = VTCBenchEnv(mode="code", budget={"action_timeout": 4.0}, sandbox_options={"timeout": 6.0})
+    try:  # an explicit sandbox timeout is the deadline of both
+        assert env.host_deadline().seconds == 6.0 and env.sandbox.timeout == 6.0
+    finally:
+        env.close()

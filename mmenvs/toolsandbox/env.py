@@ -443,7 +443,7 @@ class MMToolSandboxEnv(MMEnv):
         return functions
 
     def sandbox_defaults(self) -> dict[str, Any]:
-        return {"timeout": 10.0}
+        return {"timeout": self.budget.action_timeout}  # 10 s by default; the host tools share the deadline
 
     def _run_code(self, code: str) -> tuple[str, dict[str, Any]]:
         result = self.sandbox.run(code)

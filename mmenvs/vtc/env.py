@@ -304,7 +304,8 @@ class VTCBenchEnv(MMEnv):
 
     # ------------------------------------------------------------------ code mode
     def sandbox_defaults(self) -> dict[str, Any]:
-        return {"prewarm": ("numpy", "cv2")}
+        # The code's timeout is the episode budget's action deadline, which the host tools it calls share.
+        return {"prewarm": ("numpy", "cv2"), "timeout": self.budget.action_timeout}
 
     def sandbox_preload(self) -> str:
         return "import numpy as np\nimport cv2\n"
