@@ -128,7 +128,7 @@ def workload_modules() -> list[str]:
 
     found = []
     for info in pkgutil.walk_packages(mmenvs.__path__, "mmenvs."):
-        if info.name.rsplit(".", 1)[-1] == "bench":
+        if info.name.rsplit(".", 1)[-1] == "bench" and info.name not in HARNESS_WORKLOADS:  # those run on their own
             found.append(info.name)
     return sorted(found)
 
@@ -171,8 +171,10 @@ def run(env_ids: Sequence[str] | None = None, *, workloads: bool = True, timeout
 
 
 #: Workload modules outside the env packages, with the env whose step each wraps: the LLM harness's own
-#: overhead per step, measured around MacAgent's 1280x800 screenshot step.
-HARNESS_WORKLOADS = {"mmenvs.baselines.llm.bench": "MacAgent-v0"}
+#: overhead per step, measured around MacAgent's 1280x800 screenshot step; Ray's episode throughput
+#: (DebugEcho episodes); the serve path's overhead per step and sessions per core (VTCBench sessions).
+HARNESS_WORKLOADS = {"mmenvs.baselines.llm.bench": "MacAgent-v0", "mmenvs.distributed.bench": "DebugEcho-v0",
+                     "mmenvs.serve.bench": "VTCBench-v0"}
 
 
 def harness_workloads_for(env_ids: Sequence[str] | None) -> list[str]:

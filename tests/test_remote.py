@@ -144,3 +144,49 @@ def test_remote_env_runs_the_other_benchmarks_like_a_local_env(env_id, kwargs):
         remote.close()
         local.close()
         served.stop()
+
+
+def test_server_connections_send_without_nagle_delay():
+    """The listening socket says TCP, so asyncio turns Nagle off on every accepted connection (with it on,
+    each keep-alive HTTP response waited ~40 ms for the client's delayed ACK)."""
+    import asyncio
+    import socket
+
+    from mmenvs.serve.app import listening_socket
+
+    async def accepted_nodelay() -> int:
+        seen: asyncio.Future = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                seen.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        server = await asyncio.get_running_loop().create_server(Probe, sock=listening_socket("127.0.0.1", 0))
+        port = server.sockets[0].getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)):
+            value = await asyncio.wait_for(seen, 30)
+        server.close()
+        await server.wait_closed()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) != 0
+
+
+def test_serve_bench_rows(monkeypatch):
+    """The `mmenvs bench` rows of the serve path (few steps and sessions here): overhead rows subtract the
+    worker's own env and encoding time (server_timing) step by step; the sessions row holds its sessions."""
+    from mmenvs.benchmarks.harness import HARNESS_WORKLOADS, workload_modules
+    from mmenvs.serve import bench
+
+    assert HARNESS_WORKLOADS["mmenvs.serve.bench"] == "VTCBench-v0" and "mmenvs.serve.bench" not in workload_modules()
+    monkeypatch.setattr(bench, "STEPS", 12)
+    monkeypatch.setattr(bench, "IDLE_SESSIONS", 2)
+    rows = {row["name"].split(" (")[0]: row for row in bench.workloads()}
+    assert set(rows) == {"serve: in-process step", "serve: PNG encoding of the DebugEcho-v0 observation image",
+                         "serve: WebSocket per-step overhead", "serve: HTTP per-step overhead",
+                         "serve: a WebSocket step with 2 idle sessions open"}
+    websocket = rows["serve: WebSocket per-step overhead"]
+    assert websocket["target_ms"] == 2.0 and websocket["per_s"] > 0 and "CPU per step" in websocket["note"]
+    assert rows["serve: a WebSocket step with 2 idle sessions open"]["tree_pss_mb"] > 0

@@ -310,6 +310,19 @@ def _silent_connection_guard(idle_timeout: float) -> type:
     return GuardedH11Protocol
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's bound, listening TCP socket (port 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say so; without it Nagle held an HTTP
+    # response's body behind its headers until the client's delayed ACK (~40 ms per keep-alive request)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
 def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False) -> None:
     """Run the server until interrupted (prints the address it listens on, then one line per start-up fact)."""
     import uvicorn
@@ -321,12 +334,7 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000, all
         raise ValueError("--max-sessions must be at least 1 and --idle-timeout positive")
     try:
         app = ServeApp(dataclasses.replace(config, host=host))
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-        sock.set_inheritable(True)
+        sock = listening_socket(host, port)
         bound = sock.getsockname()[1]
         uv_config = uvicorn.Config(
             app.app, log_level="warning", http=_silent_connection_guard(config.idle_timeout), ws="websockets-sansio",

@@ -4,6 +4,7 @@ forkserver once, so forked workers start with mmenvs and its envs already import
 from __future__ import annotations
 
 import signal
+import time
 import traceback
 import uuid
 from multiprocessing.connection import Connection
@@ -41,26 +42,36 @@ class _Session:
         self.last: tuple[dict[str, Any], dict[str, Any]] | None = None
         self.done = False
 
-    def result(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict[str, Any]) -> dict[str, Any]:
+    def result(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict[str, Any],
+               env_seconds: float) -> dict[str, Any]:
         self.last = (obs, info)
         self.done = bool(terminated or truncated)
-        return protocol.step_result(obs, reward, terminated, truncated, info, self.env.observation_space,
-                                    self.image_format)
+        start = time.perf_counter()
+        payload = protocol.step_result(obs, reward, terminated, truncated, info, self.env.observation_space,
+                                       self.image_format)
+        # where the worker's time went (the env, then encoding the observation): what the wire adds is the rest
+        payload["server_timing"] = {"env_ms": 1000.0 * env_seconds,
+                                    "encode_ms": 1000.0 * (time.perf_counter() - start)}
+        return payload
 
     def reset(self, seed: int | None, options: dict[str, Any] | None, episode_id: str | None = None) -> dict[str, Any]:
+        start = time.perf_counter()
         obs, info = self.env.reset(seed=seed, options=options)
+        elapsed = time.perf_counter() - start
         self.episode_id = episode_id or uuid.uuid4().hex
         self.step_count = 0
-        return self.result(obs, 0.0, False, False, info)
+        return self.result(obs, 0.0, False, False, info, elapsed)
 
     def step(self, action: Any) -> dict[str, Any]:
         if self.last is None:
             raise RuntimeError("step before reset: send a reset first")
         if self.done:
             raise RuntimeError("the episode is over (done): send a reset to start another")
+        start = time.perf_counter()
         obs, reward, terminated, truncated, info = self.env.step(action)
+        elapsed = time.perf_counter() - start
         self.step_count += 1
-        return self.result(obs, reward, terminated, truncated, info)
+        return self.result(obs, reward, terminated, truncated, info, elapsed)
 
     def state(self) -> dict[str, Any]:
         info = self.last[1] if self.last else {}
