@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything mmenvs needs on a fresh Debian/Ubuntu machine (system packages, then the
-# package itself with its test extras). Safe to run twice.
+# Installs everything mmenvs needs on a fresh Debian machine (system packages, then the package
+# itself with its test extras; Ubuntu names the browser packages differently). Safe to run twice.
 #   ./setup.sh --peers   also installs the peers `mmenvs bench` runs beside our envs: the `peers` extra
 #                        (MiniWoB++, driving the Chromium installed for everyone).
 set -euo pipefail
