@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -626,6 +627,7 @@ class ShellSandbox:
         if self._proc is None:
             self._start()
             res.restarted = True
+        guard_notice = self._stop_home_guard()  # the command's own home watch takes over
         deadline = time.monotonic() + self.timeout
         over = self.home_over_budget()
         if over is not None and not trusted:
@@ -665,7 +667,10 @@ class ShellSandbox:
         res.stderr, c2 = err.text(self.max_output_chars)
         res.truncated = c1 or c2
         strays = self._kill_strays()
-        notices = [f"[{strays} background process(es) left by the command were stopped]"] if strays else []
+        notices = [guard_notice] if guard_notice else []
+        if strays:
+            notices.append(f"[{strays} background process(es) left by the command were stopped]")
+        self._start_home_guard()
         over_after = self.home_over_budget()
         if over_after is not None:
             notices.append(f"[{over_after}: until files are deleted, commands may not write files]")
@@ -673,6 +678,47 @@ class ShellSandbox:
             notices.append("[the home is back under its budget home_bytes: files may be written again]")
         res.notice = "\n".join(notices)
         return res
+
+    def _start_home_guard(self) -> None:
+        """While ``keep_running`` daemons outlive the command (a tmux pane writing file after file, each
+        under RLIMIT_FSIZE), a host thread measures the home between commands and stops every process
+        left beyond the shell once it is over ``home_bytes``."""
+        if self.home_bytes is None or not (self._current_pids() - self._base):
+            return
+        stop = threading.Event()
+        base, cgroup_pids = set(self._base), self._current_pids
+
+        def guard() -> None:
+            interval = HOME_CHECK_SECONDS
+            while not stop.wait(interval):
+                started = time.monotonic()
+                over = self.home_over_budget()
+                interval = max(HOME_CHECK_SECONDS, 2 * (time.monotonic() - started))
+                left = cgroup_pids() - base
+                if not left:
+                    return
+                if over is not None and not stop.is_set():
+                    for pid in left:
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except OSError:
+                            pass
+                    self._home_guard_notice = f"[{over}: the processes left running (tmux, …) were stopped]"
+                    return
+
+        thread = threading.Thread(target=guard, name="mmenvs-home-guard", daemon=True)
+        self._home_guard = (stop, thread)
+        thread.start()
+
+    def _stop_home_guard(self) -> str:
+        """Stop the between-commands home guard; what it did, as a notice ("" when nothing)."""
+        guard = getattr(self, "_home_guard", None)
+        if guard is not None:
+            guard[0].set()
+            guard[1].join()
+            self._home_guard = None
+        notice, self._home_guard_notice = getattr(self, "_home_guard_notice", ""), ""
+        return notice
 
     def home_usage(self) -> tuple[int, int]:
         """(bytes of the home's regular files, entries counted); symlinks are not followed, and the
@@ -785,6 +831,7 @@ class ShellSandbox:
 
     # -- lifecycle ----------------------------------------------------------------------
     def _stop(self, background: bool = False) -> None:
+        self._stop_home_guard()
         cur, self._cur = self._cur, None
         if cur is not None:
             cur.kill(background)
