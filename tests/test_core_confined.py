@@ -192,3 +192,22 @@ def test_clear_empties_a_folder_without_following_links(setup):
     assert confined.listdir("Desktop") == [] and outside.read_text() == "HOST SECRET"
     with pytest.raises(ConfinementError):
         confined.clear("Desktop/missing")
+
+
+def test_the_root_fd_is_kept_and_reopened_when_the_folder_is_made_anew(tmp_path):
+    import shutil
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "a.txt").write_text("first")
+    confined = ConfinedDir(home)
+    open_fds = len(os.listdir("/proc/self/fd"))
+    for _ in range(200):
+        assert confined.read_text("a.txt") == "first"
+    assert len(os.listdir("/proc/self/fd")) <= open_fds + 1  # one kept fd, no leak per call
+    shutil.rmtree(home)
+    home.mkdir()
+    (home / "a.txt").write_text("second")
+    assert confined.read_text("a.txt") == "second"  # not the deleted folder's fd
+    confined.close()
+    assert confined.read_text("a.txt") == "second"

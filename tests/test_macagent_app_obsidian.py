@@ -266,7 +266,7 @@ def test_context_menu_delete_moves_to_trash_and_external_edits_show(b: SimBacken
     click(b, "AXRow", "Alpha")
     b.run_shell("echo 'rewritten by a script' > ~/Documents/Work/Projects/Alpha.md")
     editor = [e for e in elements(b) if e[0] == "AXTextArea" and e[1] == "Note body"][0]
-    assert editor[2] == "rewritten by a script\\n"
+    assert editor[2] == "rewritten by a script\n"  # the tree escapes it; elements() reads it back
     click(b, "AXRow", "Gamma", button="right")
     click(b, "AXMenuItem", "Delete")
     click(b, "AXButton", "Delete")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import plistlib
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -30,9 +31,25 @@ def b(tmp_path: Path) -> SimBackend:
     be.close()
 
 
-def elements(be: SimBackend) -> list[A11yElement]:
+class Element(NamedTuple):
+    """A named on-screen element: by field (``e.role``) or by position (``e[0]``, as the app tests read it)."""
+
+    role: str
+    name: str
+    value: str | None
+    bounds: tuple[int, int, int, int]
+    flags: frozenset[str]
+
+    @property
+    def center(self) -> tuple[int, int]:
+        x, y, w, h = self.bounds
+        return x + w // 2, y + h // 2
+
+
+def elements(be: SimBackend) -> list[Element]:
     """The named on-screen elements of the accessibility tree (parsed as reference solutions parse it)."""
-    return [e for e in accessibility_elements(be.accessibility_tree()) if e.name is not None and e.bounds is not None]
+    parsed: list[A11yElement] = accessibility_elements(be.accessibility_tree())
+    return [Element(e.role, e.name, e.value, e.bounds, e.flags) for e in parsed if e.name is not None and e.bounds is not None]
 
 
 def find(be: SimBackend, role: str, name: str, nth: int = 0) -> tuple[int, int]:

@@ -98,7 +98,7 @@ def test_mail_reply_and_draft_alert(b: SimBackend) -> None:
     b.hotkey("command", "r")
     fields = {e[1]: e[2] for e in elements(b) if e[0] in ("AXTextField", "AXTextArea")}
     assert fields["To"] == "ana@example.com" and fields["Subject"] == "Re: Lunch?"
-    assert "\\n> Are you free at noon?" in fields["Message body"]
+    assert "\n> Are you free at noon?" in fields["Message body"]
     b.hotkey("command", "w")
     click(b, "AXButton", "Save")
     drafts = b.app("Mail").messages("Drafts")

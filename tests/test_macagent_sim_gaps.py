@@ -20,7 +20,7 @@ from test_macagent_sim import NOW, b, click, elements  # noqa: F401 - b: the sim
 
 
 def _focused(be: SimBackend) -> tuple[str, str, str | None]:
-    hits = [e for e in elements(be) if "focused" in e[4].split() and e[0] not in ("AXWindow", "AXSheet")]
+    hits = [e for e in elements(be) if "focused" in e.flags and e[0] not in ("AXWindow", "AXSheet")]
     assert len(hits) == 1, be.accessibility_tree()
     return hits[0][0], hits[0][1], hits[0][2]
 

@@ -29,6 +29,7 @@ import ctypes
 import errno
 import os
 import stat as stat_module
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -102,6 +103,7 @@ class ConfinedDir:
         self._syscall = _SYSCALL if use_openat2 is not False else None
         if use_openat2 and _SYSCALL is None:
             raise ConfinementError(errno.ENOSYS, "openat2 is not available on this kernel")
+        self._root_handle: int | None = None  # the root's fd, opened on first use and kept (closed with the object)
 
     # ------------------------------------------------------------------ paths
     def parts(self, path: str | os.PathLike[str]) -> tuple[str, ...]:
@@ -114,14 +116,16 @@ class ConfinedDir:
             if text != root and not text.startswith(root.rstrip("/") + "/"):
                 raise ConfinementError(errno.EACCES, "a path outside the home folder is not reachable here")
             text = text[len(root):]
-        parts = tuple(p for p in PurePosixPath(text).parts if p not in ("/", "."))
+        # split by hand: PurePosixPath parsing was most of the layer's cost per call (host code calls it often)
+        parts = tuple(p for p in text.split("/") if p and p != ".")
         if ".." in parts:
             raise ConfinementError(errno.EACCES, f"{self._shown(text)}: '..' may not be used in a path")
         return parts
 
     def relative(self, path: str | os.PathLike[str]) -> PurePosixPath:
         """``path`` as a path relative to the root (checked lexically)."""
-        return PurePosixPath(*self.parts(path)) if self.parts(path) else PurePosixPath(".")
+        parts = self.parts(path)
+        return PurePosixPath(*parts) if parts else PurePosixPath(".")
 
     def host_path(self, path: str | os.PathLike[str]) -> Path:
         """The host path of ``path`` (checked lexically) — for messages to trusted code and for
@@ -142,14 +146,26 @@ class ConfinedDir:
     # ------------------------------------------------------------------ opening
     @contextmanager
     def _root_fd(self) -> Iterator[int]:
-        try:
-            fd = os.open(self.root, _DIR_FLAGS)
-        except OSError as exc:
-            raise ConfinementError(exc.errno or errno.ENOENT, f"the home folder is not available ({exc.strerror})") from None
-        try:
-            yield fd
-        finally:
-            os.close(fd)
+        """The root's fd: kept open between calls (resolving the root's own path each time cost a syscall
+        walk per operation); reopened if the folder was removed meanwhile."""
+        fd = self._root_handle
+        if fd is not None and os.fstat(fd).st_nlink == 0:  # the folder was deleted (and maybe made anew)
+            self.close()
+            fd = None
+        if fd is None:
+            try:
+                fd = os.open(self.root, _DIR_FLAGS)
+            except OSError as exc:
+                raise ConfinementError(exc.errno or errno.ENOENT, f"the home folder is not available ({exc.strerror})") from None
+            self._root_handle = fd
+            self._finalizer = weakref.finalize(self, os.close, fd)
+        yield fd
+
+    def close(self) -> None:
+        """Close the kept fd of the root (the object stays usable: the next call opens it again)."""
+        if self._root_handle is not None:
+            self._finalizer()
+            self._root_handle = None
 
     def _open_beneath(self, root_fd: int, parts: tuple[str, ...], flags: int, mode: int = 0o666) -> int:
         """Open ``parts`` relative to ``root_fd``, following no symlink anywhere; raise OSError."""
