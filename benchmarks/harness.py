@@ -174,7 +174,7 @@ def run(env_ids: Sequence[str] | None = None, *, workloads: bool = True, timeout
 #: overhead per step, measured around MacAgent's 1280x800 screenshot step; Ray's episode throughput
 #: (DebugEcho episodes); the serve path's overhead per step and sessions per core (VTCBench sessions).
 HARNESS_WORKLOADS = {"mmenvs.baselines.llm.bench": "MacAgent-v0", "mmenvs.distributed.bench": "DebugEcho-v0",
-                     "mmenvs.serve.bench": "VTCBench-v0"}
+                     "mmenvs.serve.bench": "DebugEcho-v0"}
 
 
 def harness_workloads_for(env_ids: Sequence[str] | None) -> list[str]:

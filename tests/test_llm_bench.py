@@ -7,10 +7,13 @@ from mmenvs.benchmarks.harness import COLUMNS, HARNESS_WORKLOADS, harness_worklo
 
 
 def test_the_llm_overhead_rows_run_with_the_env_they_wrap():
-    assert harness_workloads_for(None) == ["mmenvs.baselines.llm.bench"]
-    assert harness_workloads_for(["MacAgent-v0", "VTCBench-v0"]) == ["mmenvs.baselines.llm.bench"]
-    assert harness_workloads_for(["VTCBench-v0"]) == []
-    assert set(HARNESS_WORKLOADS.values()) == {"MacAgent-v0"}
+    assert HARNESS_WORKLOADS["mmenvs.baselines.llm.bench"] == "MacAgent-v0"
+    assert "mmenvs.baselines.llm.bench" in harness_workloads_for(None)
+    assert "mmenvs.baselines.llm.bench" in harness_workloads_for(["MacAgent-v0", "VTCBench-v0"])
+    assert "mmenvs.baselines.llm.bench" not in harness_workloads_for(["VTCBench-v0"])
+    # each harness module runs with the env it measures, and only then
+    for module, env_id in HARNESS_WORKLOADS.items():
+        assert harness_workloads_for([env_id]) == [m for m, e in HARNESS_WORKLOADS.items() if e == env_id] and module in harness_workloads_for([env_id])
 
 
 def test_the_rows_measure_the_harness_and_the_env_step_in_one_loop():

@@ -180,7 +180,7 @@ def test_serve_bench_rows(monkeypatch):
     from mmenvs.benchmarks.harness import HARNESS_WORKLOADS, workload_modules
     from mmenvs.serve import bench
 
-    assert HARNESS_WORKLOADS["mmenvs.serve.bench"] == "VTCBench-v0" and "mmenvs.serve.bench" not in workload_modules()
+    assert HARNESS_WORKLOADS["mmenvs.serve.bench"] == "DebugEcho-v0" and "mmenvs.serve.bench" not in workload_modules()
     monkeypatch.setattr(bench, "STEPS", 12)
     monkeypatch.setattr(bench, "IDLE_SESSIONS", 2)
     rows = {row["name"].split(" (")[0]: row for row in bench.workloads()}
