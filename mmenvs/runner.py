@@ -52,11 +52,11 @@ class EpisodeJob:
     server: str | None = None  # a `mmenvs serve` URL: the env runs there (mmenvs.remote.RemoteEnv)
 
 
-_WORKER_ENVS: dict[tuple[str, str], gym.Env] = {}
+_WORKER_ENVS: dict[tuple[str, str, str | None], gym.Env] = {}
 
 
 def _env_for(job: EpisodeJob) -> gym.Env:
-    key = (job.env_id, json.dumps(job.env_kwargs, sort_keys=True))
+    key = (job.env_id, json.dumps(job.env_kwargs, sort_keys=True), job.server)  # a remote env is not a local one
     env = _WORKER_ENVS.get(key)
     if env is None and job.server:
         from mmenvs.remote import RemoteEnv
@@ -237,9 +237,8 @@ def run_jobs(jobs: Sequence[EpisodeJob], *, workers: int = 1, progress: bool = T
             try:
                 for index, job in enumerate(jobs):
                     finish(index, run_episode(job))
-            except KeyboardInterrupt:
+            finally:  # in this process: the run's envs (their sandboxes, shells, sessions) end with the run
                 close_worker_envs()
-                raise
         else:
             # spawn: workers import mmenvs afresh (as `mmenvs:ID` requires) and may start sandbox children.
             context = multiprocessing.get_context("spawn")

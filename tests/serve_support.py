@@ -6,8 +6,10 @@ import json
 import os
 import re
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -21,12 +23,14 @@ class Server:
     """``mmenvs serve ARGS`` in a subprocess; ``url`` once it listens; ``stop()`` asserts nothing outlives it."""
 
     def __init__(self, *args: str, token: str | None = TOKEN) -> None:
-        env = {**os.environ, "MMENVS_TEST_TOKEN": token or ""}
+        # The server gets a temp folder of its own: what it leaves there is its leak, never another process's
+        # (a second test run on the machine makes pymp-* folders in the shared /tmp too).
+        self.tmpdir = Path(tempfile.mkdtemp(prefix="mmenvs-serve-test-"))
+        env = {**os.environ, "MMENVS_TEST_TOKEN": token or "", "TMPDIR": str(self.tmpdir)}
         command = [sys.executable, "-m", "mmenvs.cli", "serve", *args, "--port", "0"]
         if token:
             command += ["--token-env", "MMENVS_TEST_TOKEN"]
-        self.tmp_before = _pymp_dirs()
-        self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mmenvs-serve-test-{os.getpid()}-{id(self)}.log"
+        self.log = Path(tempfile.gettempdir()) / f"mmenvs-serve-test-{os.getpid()}-{id(self)}.log"
         self._log_handle = open(self.log, "w+")
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._log_handle, text=True, env=env)
         line = self.process.stdout.readline()
@@ -71,12 +75,7 @@ class Server:
             self._log_handle.close()
         wait_until(lambda: [pid for pid in self.seen_children if is_running(pid)], check=lambda alive: not alive,
                    what="every process the server started to exit")
-        leaked = _pymp_dirs() - self.tmp_before
+        leaked = sorted(p.name for p in self.tmpdir.iterdir())
         self.log.unlink(missing_ok=True)
-        assert not leaked, f"the server left temp folders {leaked}"
-
-
-def _pymp_dirs() -> set[str]:
-    import tempfile
-
-    return {p.name for p in Path(tempfile.gettempdir()).glob("pymp-*")}
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        assert not leaked, f"the server left temp folders or files {leaked}"

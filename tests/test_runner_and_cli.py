@@ -131,3 +131,32 @@ def test_bench_timing_helpers():
     assert len(samples) == 10 and all(s >= 0 for s in samples)
     row = timing_row("x", [1.0, 2.0, 3.0, 4.0, 100.0])
     assert row["median_ms"] == 3.0 and 4.0 < row["p95_ms"] <= 100.0
+
+
+def test_an_in_process_run_closes_its_envs_and_a_remote_env_is_never_reused_locally(tmp_path, monkeypatch):
+    """With one worker the episodes run in this process: their envs end with the run (no sandbox or session
+    outlives evaluate()), and the env cache tells a server's env from a local one of the same id."""
+    from mmenvs import runner
+
+    closed = []
+    real_close = gym.Env.close
+
+    def spy_close(self):
+        closed.append(type(self.unwrapped).__name__)
+        return real_close(self)
+
+    monkeypatch.setattr(gym.Env, "close", spy_close)
+    summary = runner.evaluate("DebugEcho-v0", agent="oracle", tasks=["echo-01"], out=tmp_path / "a", progress=False)
+    assert summary["mean_score"] == 1.0
+    assert runner._WORKER_ENVS == {} and "DebugEchoEnv" in closed
+
+    job = runner.EpisodeJob("DebugEcho-v0", "echo-01", 0, "oracle", 0, {}, {}, None)
+    local = runner._env_for(job)
+    try:
+        remote_job = runner.EpisodeJob("DebugEcho-v0", "echo-01", 0, "oracle", 0, {}, {}, None, server="http://127.0.0.1:9")
+        key = ("DebugEcho-v0", "{}", "http://127.0.0.1:9")
+        assert key not in runner._WORKER_ENVS and runner._env_for(job) is local
+        with pytest.raises(Exception):  # nothing listens there: a RemoteEnv is tried, never the local env
+            runner._env_for(remote_job)
+    finally:
+        runner.close_worker_envs()
