@@ -51,7 +51,7 @@ OS_PATH_FILE_FUNCTIONS = frozenset({
     "realpath", "samefile", "sameopenfile", "samestat", "expanduser",
 })
 #: the last name of a receiver that is the confined layer (``desktop.home_files``, ``self.files``, …)
-CONFINED_RECEIVERS = frozenset({"home_files", "files", "confined", "layer", "home_layer"})
+CONFINED_RECEIVERS = frozenset({"home_files", "files", "confined", "layer"})
 #: a host PATH lookup, never a home path
 HARMLESS = frozenset({"shutil.which"})
 #: calls of this name are a module's own helpers that read through the layer (apps/home_io.py)

@@ -182,11 +182,11 @@ class MediaTools(App):
         one_line = any(k == "oneLine" for k, _ in actions)
         valid: list[tuple[str, Path]] = []
         warnings = ""
-        home_layer = home_files(ctx)
+        layer = home_files(ctx)
         budget = ctx.backend.budget
         for f in files:
             p = self._path(ctx, f, "sips")
-            if not home_layer.is_file(p):
+            if not layer.is_file(p):
                 warnings += f"Warning: {f} not a valid file - skipping\n"
                 continue
             valid.append((f, p))
@@ -196,7 +196,7 @@ class MediaTools(App):
         out_file: Path | None = None
         if out_opt:
             target = self._path(ctx, out_opt[-1], "sips")
-            if home_layer.is_dir(target):
+            if layer.is_dir(target):
                 out_dir = target
             elif len(valid) > 1:
                 raise UsageError(f"Error: --out {out_opt[-1]} must be a directory when several files are given\n")
@@ -205,7 +205,7 @@ class MediaTools(App):
         stdout, stderr, code = "", warnings, 0
         for shown, p in valid:
             try:
-                img, fmt, dpi = read_image(home_layer.read_bytes(p), budget.image_pixels)
+                img, fmt, dpi = read_image(layer.read_bytes(p), budget.image_pixels)
             except (BudgetExceeded, ConfinementError):
                 raise
             except Exception:  # noqa: BLE001 - Pillow raises many types for files it cannot read
