@@ -100,7 +100,7 @@ def test_save_sheet_and_export_images_from_the_menu(b: SimBackend) -> None:
     b.hotkey("command", "a")
     b.type_text("Talk")
     b.press("return")
-    content = read_document(b.home / "Documents" / "Talk.key", "keynote")
+    content = read_document(b.home / "Documents" / "Talk.key", "keynote", b.current_desktop().home_files)
     assert content["theme"] == "Basic Black" and [s["title"] for s in content["slides"]] == ["One", "Two"]
     click(b, "AXMenuBarItem", "File")
     click(b, "AXMenuItem", "Export To Images…")
@@ -188,10 +188,11 @@ def test_bad_input_names_what_was_wrong(b: SimBackend) -> None:
     (b.home / "Documents" / "bad.key").write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(AppleScriptError, match="bad.key: not an iWork document"):
         osa(b, 'tell application "Keynote" to open POSIX file "/Users/user/Documents/bad.key"')
-    write_document(b.home / "Documents" / "wrong.key", "keynote", {"theme": "Basic White", "slides": [{"layout": "Nope"}]})
+    write_document(b.home / "Documents" / "wrong.key", "keynote", {"theme": "Basic White", "slides": [{"layout": "Nope"}]},
+                   b.current_desktop().home_files)
     b.desktop.open_path(b.home / "Documents" / "wrong.key")
     assert "slides[0] needs a 'layout' from Title, Title & Photo" in b.accessibility_tree()
-    write_document(b.home / "Documents" / "text.pages", "pages", {"body text": ""})
+    write_document(b.home / "Documents" / "text.pages", "pages", {"body text": ""}, b.current_desktop().home_files)
     with pytest.raises(AppleScriptError, match="text.pages: is a Pages document, expected Keynote"):
         osa(b, 'tell application "Keynote" to open POSIX file "/Users/user/Documents/text.pages"')
     (b.home / "Documents" / "fake.pptx").write_text("no")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from mmenvs.core.confined import ConfinedDir
+
 from mmenvs.macagent.applescript.errors import AppleScriptError
 from mmenvs.macagent.backends.sim import SimBackend
 from mmenvs.macagent.backends.sim.apps.iwork import IWorkFileError, read_document, write_document
@@ -88,7 +90,7 @@ def test_save_sheet_writes_a_pages_document_and_replace_asks(b: SimBackend) -> N
     b.press("return")
     assert (b.home / "Documents" / "Memo.pages").read_bytes() == b"old"  # the Replace alert waits
     click(b, "AXButton", "Replace")
-    content = read_document(b.home / "Documents" / "Memo.pages", "pages")
+    content = read_document(b.home / "Documents" / "Memo.pages", "pages", b.current_desktop().home_files)
     assert content == {"template": "Blank", "body text": "Lunch moved to 1 pm.", "paragraph styles": ["Body"], "font size": 12.0}
     (doc,) = b.app_state("Pages")["documents"]
     assert doc["name"] == "Memo" and doc["modified"] is False and doc["path"].endswith("/Documents/Memo.pages")
@@ -153,12 +155,12 @@ def test_applescript_save_close_and_open_round_trip(b: SimBackend) -> None:
     osa(b, 'tell application "Pages" to set body text of document 1 to "Changed"')
     osa(b, 'tell application "Pages" to close document 1 saving no')
     assert osa(b, 'tell application "Pages" to count of documents') == "0"
-    assert read_document(b.home / "Documents" / "Keep.pages")["body text"] == "Keep this"
+    assert read_document(b.home / "Documents" / "Keep.pages", None, b.current_desktop().home_files)["body text"] == "Keep this"
     osa(b, 'tell application "Pages" to open POSIX file "/Users/user/Documents/Keep.pages"')
     assert osa(b, 'tell application "Pages" to get body text of document 1') == "Keep this"
     osa(b, 'tell application "Pages" to set body text of document 1 to "Changed"')
     osa(b, 'tell application "Pages" to close document 1 saving yes')
-    assert read_document(b.home / "Documents" / "Keep.pages")["body text"] == "Changed"
+    assert read_document(b.home / "Documents" / "Keep.pages", None, b.current_desktop().home_files)["body text"] == "Changed"
 
 
 def test_applescript_exports_read_back(b: SimBackend) -> None:
@@ -212,7 +214,8 @@ def test_applescript_bad_input_names_what_was_wrong(b: SimBackend) -> None:
 # ---------------------------------------------------------------------------------------------- files and getters
 def test_open_routes_pages_documents_and_corrupt_ones_alert(b: SimBackend) -> None:
     write_document(b.home / "Documents" / "Plan.pages", "pages",
-                   {"template": "Blank", "body text": "Step one", "paragraph styles": ["Heading"], "font size": 14})
+                   {"template": "Blank", "body text": "Step one", "paragraph styles": ["Heading"], "font size": 14},
+                   b.current_desktop().home_files)
     out = b.run_shell("open ~/Documents/Plan.pages")
     assert out.exit_code == 0
     (doc,) = b.app_state("Pages")["documents"]
@@ -226,9 +229,9 @@ def test_open_routes_pages_documents_and_corrupt_ones_alert(b: SimBackend) -> No
     assert len(b.app("Pages").documents) == 1
 
 
-def test_read_document_errors_name_the_file() -> None:
+def test_read_document_errors_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(IWorkFileError, match="nope.pages: no such document"):
-        read_document(Path("/nonexistent/nope.pages"))
+        read_document(tmp_path / "nope.pages", None, ConfinedDir(tmp_path))
 
 
 def test_getters_reject_files_of_the_wrong_kind(b: SimBackend) -> None:
@@ -239,7 +242,7 @@ def test_getters_reject_files_of_the_wrong_kind(b: SimBackend) -> None:
     with pytest.raises(GetterError, match="fake.docx is not a Word .docx document"):
         getter(b, "docx_paragraphs", path="~/Desktop/fake.docx")
     assert getter(b, "pdf_text", path="~/Desktop/missing.pdf") is None
-    write_document(b.home / "Desktop" / "n.pages", "pages", {"body text": "x", "paragraph styles": ["Body"]})
+    write_document(b.home / "Desktop" / "n.pages", "pages", {"body text": "x", "paragraph styles": ["Body"]}, b.current_desktop().home_files)
     assert getter(b, "iwork_document", path="~/Desktop/n.pages", field="body text") == "x"
     with pytest.raises(GetterError, match="has no 'title' in field path"):
         getter(b, "iwork_document", path="~/Desktop/n.pages", field="title")

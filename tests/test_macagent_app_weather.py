@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from mmenvs.core.confined import ConfinedDir
+
 from mmenvs.macagent.backends.base import BackendError
 from mmenvs.macagent.backends.sim import SimBackend
 from mmenvs.macagent.backends.sim.apps import forecast as fx
@@ -113,7 +115,7 @@ def test_bad_pin_files_are_reported_with_entry_and_field(tmp_path: Path, pins, w
     p = tmp_path / "pins.json"
     p.write_text(pins if isinstance(pins, str) else json.dumps(pins))
     with pytest.raises(fx.PinError, match=re.escape(words)):
-        fx.load_pins(p)
+        fx.load_pins(p, ConfinedDir(tmp_path))
 
 
 def test_a_bad_pin_file_shows_in_curl_as_a_server_error(b: SimBackend) -> None:

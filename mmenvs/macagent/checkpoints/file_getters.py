@@ -178,6 +178,7 @@ def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | str | None =
 
     from mmenvs.macagent.backends.sim.apps.numbers_formulas import parse_address
     from mmenvs.macagent.backends.sim.apps.numbers_model import cells_record, read_numbers
+    from mmenvs.core.confined import ConfinedDir
 
     data = read_bytes(ctx, path)
     if data is None:
@@ -186,7 +187,7 @@ def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | str | None =
         local = Path(tmp) / Path(path).name
         local.write_bytes(data)
         try:
-            sheets, _, _ = read_numbers(local)
+            sheets, _, _ = read_numbers(local, ConfinedDir(tmp))  # the getter's own private copy
         except ValueError as exc:  # IWorkFileError / NumbersError name the file and the problem
             raise GetterError(f"numbers_cells: {exc}") from None
     sheet_obj = _pick(sheets, sheet, "sheet", path)

@@ -31,7 +31,7 @@ import numpy as np
 
 from mmenvs.core.confined import ConfinedDir, ConfinementError
 
-from .home_io import MAX_TEXT_BYTES, error_text, layer_for
+from .home_io import MAX_TEXT_BYTES, error_text
 
 PINS_PATH = "Library/Containers/com.apple.weather/Data/Library/Caches/ForecastPins.json"
 FORECAST_DAYS = 10
@@ -380,13 +380,12 @@ class PinError(ValueError):
     """The pin file (:data:`PINS_PATH`) is malformed: the message names the entry and field."""
 
 
-def load_pins(path: Path, files: ConfinedDir | None = None) -> list[dict[str, Any]]:
-    """Read and check the pin file at host path ``path`` through the home's layer ``files`` (None: a
-    trusted caller's own file) (a missing file pins nothing; a symlink or special file is refused)."""
+def load_pins(path: Path, files: ConfinedDir) -> list[dict[str, Any]]:
+    """Read and check the pin file at host path ``path`` through the home's layer ``files`` (a missing
+    file pins nothing; a symlink or special file is refused)."""
     where = f"~/{PINS_PATH}"
-    layer, name = layer_for(path, files)
     try:
-        raw = layer.read_bytes(name, limit=MAX_TEXT_BYTES)
+        raw = files.read_bytes(path, limit=MAX_TEXT_BYTES)
     except ConfinementError as e:
         if e.errno in (errno.ENOENT, errno.ENOTDIR):
             return []

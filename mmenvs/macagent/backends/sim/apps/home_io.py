@@ -29,12 +29,6 @@ MAX_DOCUMENT_BYTES = 16 * 2**20
 MAX_TEXT_BYTES = 4 * 2**20
 
 
-def layer_for(path: Path, files: ConfinedDir | None) -> tuple[ConfinedDir, Path | str]:
-    """The layer a file is reached through and the path to give it: the episode home's (``files``), or,
-    for a trusted caller's own file (tests, task setup: ``files`` None), a layer over the file's folder."""
-    return (files, path) if files is not None else (ConfinedDir(path.parent), path.name)
-
-
 def read_text(files: ConfinedDir, path: Path | PurePosixPath | str, *, limit: int = MAX_TEXT_BYTES) -> str:
     """The UTF-8 text (undecodable bytes replaced) of the regular file ``path``, at most ``limit`` bytes."""
     return files.read_bytes(path, limit=limit).decode("utf-8", "replace")

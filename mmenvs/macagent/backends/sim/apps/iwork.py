@@ -39,7 +39,7 @@ from ..window import Window, alert
 from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
-from .home_io import MAX_DOCUMENT_BYTES, checked_name, error_text, file_alert, layer_for, save_bytes, save_text
+from .home_io import MAX_DOCUMENT_BYTES, checked_name, error_text, file_alert, save_bytes, save_text
 
 # document kind → (file suffix, app name)
 KINDS: dict[str, tuple[str, str]] = {
@@ -79,20 +79,18 @@ def document_bytes(kind: str, content: dict[str, Any]) -> bytes:
     return buf.getvalue()
 
 
-def write_document(path: Path, kind: str, content: dict[str, Any], files: ConfinedDir | None = None) -> None:
+def write_document(path: Path, kind: str, content: dict[str, Any], files: ConfinedDir) -> None:
     """Write ``content`` (JSON-able) as a ``kind`` document at ``path`` through ``files`` (the episode
-    home's layer; None only for a trusted caller's own path)."""
-    layer, where = layer_for(path, files)
-    save_bytes(layer, where, document_bytes(kind, content))
+    home's layer, or a trusted caller's layer over its own folder)."""
+    save_bytes(files, path, document_bytes(kind, content))
 
 
-def read_document(path: Path, kind: str | None = None, files: ConfinedDir | None = None) -> dict[str, Any]:
+def read_document(path: Path, kind: str | None, files: ConfinedDir) -> dict[str, Any]:
     """The content of the document at ``path``, read through ``files`` (as for ``write_document``);
     ``kind`` (if given) must match. A symlink, special file, folder or file over ``MAX_DOCUMENT_BYTES``
     is refused (``ConfinementError``); a missing or malformed one raises ``IWorkFileError``."""
-    layer, where = layer_for(path, files)
     try:
-        data = layer.read_bytes(where, limit=MAX_DOCUMENT_BYTES)
+        data = files.read_bytes(path, limit=MAX_DOCUMENT_BYTES)
     except ConfinementError as e:
         if e.errno in (errno.ENOENT, errno.ENOTDIR):
             raise IWorkFileError(f"{path.name}: no such document") from None

@@ -347,13 +347,13 @@ def sheets_from_json(content: dict[str, Any], file_name: str) -> tuple[list[Shee
     return sheets, str(content.get("template", "Blank")), active if isinstance(active, int) else 0
 
 
-def read_numbers(path: Path, files: ConfinedDir | None = None) -> tuple[list[Sheet], str, int]:
+def read_numbers(path: Path, files: ConfinedDir) -> tuple[list[Sheet], str, int]:
     """Load a ``.numbers`` file through ``files`` (the home's layer; None for a trusted caller's own
     file) (raises iwork.IWorkFileError / NumbersError naming the file)."""
     return sheets_from_json(iwork.read_document(path, "numbers", files), path.name)
 
 
-def write_numbers(path: Path, doc: Document, files: ConfinedDir | None = None) -> None:
+def write_numbers(path: Path, doc: Document, files: ConfinedDir) -> None:
     """Save ``doc`` as a ``.numbers`` file at ``path`` through ``files`` (as for ``read_numbers``)."""
     iwork.write_document(path, "numbers", doc.to_json(), files)
 
