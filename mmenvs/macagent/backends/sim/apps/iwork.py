@@ -35,7 +35,7 @@ from ..menus import MenuItem, sep
 from ..scripting import path_text
 from ..theme import font as ui_font
 from ..widgets import Box, Button, Custom, Label, Segmented, Widget
-from ..window import Window, alert
+from ..window import Window
 from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
