@@ -666,7 +666,7 @@ class ShellSandbox:
         res.stdout, c1 = out.text(self.max_output_chars)
         res.stderr, c2 = err.text(self.max_output_chars)
         res.truncated = c1 or c2
-        strays = self._kill_strays()
+        strays = len(self._kill_strays())
         notices = [guard_notice] if guard_notice else []
         if strays:
             notices.append(f"[{strays} background process(es) left by the command were stopped]")
@@ -746,8 +746,8 @@ class ShellSandbox:
             return set(self._cgroup.pids())
         return self._tree_pids()
 
-    def _kill_strays(self, budget: float = 2.0) -> int:
-        """Stop every process the command left behind (background jobs, fork bombs)."""
+    def _kill_strays(self, budget: float = 2.0) -> set[int]:
+        """Stop every process the command left behind (background jobs, fork bombs); the pids stopped."""
         killed: set[int] = set()
         deadline = time.monotonic() + budget
         while time.monotonic() < deadline:
@@ -763,7 +763,7 @@ class ShellSandbox:
                     pass
             killed |= strays
             time.sleep(0.002)
-        return len(killed)
+        return killed
 
     def _kept(self, pids: set[int]) -> set[int]:
         """The processes among ``pids`` that are ``keep_running`` daemons (checked by binary and
@@ -785,11 +785,16 @@ class ShellSandbox:
         res.timed_out = True
         res.exit_code = 124
         # First stop only what the command started: if the shell itself is idle it answers and
-        # keeps its state.  A busy shell (a builtin loop) is replaced.
-        self._kill_strays(budget=0.5)
+        # keeps its state.  A busy shell is replaced: one in a builtin loop (no answer), or one that
+        # goes on with the command after its child was stopped (it starts another process: the rest
+        # of a `for` loop must not run after "the command was stopped").
+        running = self._current_pids() - self._base
+        stopped_pids = self._kill_strays(budget=0.5)
         try:
-            got = self._drain(captures, time.monotonic() + 0.3)
-        except (_Timeout, _ShellDied):
+            if stopped_pids - running:
+                raise _ShellWentOn()
+            got = self._drain(captures, time.monotonic() + 0.3, stopped_pids)
+        except (_Timeout, _ShellDied, _ShellWentOn):
             got = None
         out, err = captures
         stopped = f"{why}, the command was stopped" if why else f"timed out after {self.timeout:g} s: the command was stopped"
@@ -807,8 +812,9 @@ class ShellSandbox:
         res.truncated = c1 or c2
         return res
 
-    def _drain(self, captures: tuple[_Capture, _Capture], deadline: float) -> str | None:
-        """Keep reading after a timeout until the end marker; returns the cwd or None."""
+    def _drain(self, captures: tuple[_Capture, _Capture], deadline: float, stopped: set[int]) -> str | None:
+        """Keep reading after a stop until the end marker; returns the cwd or None.  Raises
+        :class:`_ShellWentOn` when the shell starts a process not among ``stopped`` meanwhile."""
         assert self._proc is not None and self._proc.stdout and self._proc.stderr
         out, err = captures
         fds = {self._proc.stdout.fileno(): out, self._proc.stderr.fileno(): err}
@@ -816,7 +822,12 @@ class ShellSandbox:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not fds:
                 return None
-            ready, _, _ = select.select(list(fds), [], [], remaining)
+            started = self._current_pids() - self._base - stopped
+            if started and self.keep_running:
+                started -= self._kept(started)
+            if started:
+                raise _ShellWentOn()
+            ready, _, _ = select.select(list(fds), [], [], min(remaining, 0.005))
             for fd in ready:
                 try:
                     chunk = os.read(fd, 1 << 16)
@@ -913,6 +924,10 @@ def _running(pid: int) -> bool:
 
 class _ShellDied(Exception):
     pass
+
+
+class _ShellWentOn(Exception):
+    """After a command's processes were stopped, the shell went on with the command (it started another)."""
 
 
 class _HomeFull(Exception):
