@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import os
 import socket
 import time
@@ -297,3 +298,22 @@ def test_interrupt_in_a_host_command_replaces_the_shell(home: Path) -> None:
             sh.run("boom")
         r = sh.run("echo after")
         assert r.stdout == "after\n" and r.restarted
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_removed_runtime_folder_is_rebuilt(home: Path, mode: str) -> None:
+    """A temp cleaner removing the runtime folder mid-run (seen in a long PPO run: "bwrap: Can't find
+    source path …/bin" at reset) costs a new shell, not the env."""
+    desk = Desktop()
+    with ShellSandbox(home, isolation=mode, host_commands=desk.commands()) as sh:
+        assert sh.run("echo hi | pbcopy; pbpaste").stdout == "hi\n"
+        old = sh.runtime_dir
+        shutil.rmtree(old)
+        r = sh.run("echo again | pbcopy; pbpaste")  # the running shell's host channel was gone
+        assert r.restarted and "runtime folder had been removed" in r.text
+        assert r.stdout == "again\n" and sh.runtime_dir != old and Path(sh.runtime_dir, "bin").is_dir()
+        shutil.rmtree(sh.runtime_dir)
+        sh.reset()  # what failed in the training run
+        assert sh.run("echo third | pbcopy; pbpaste").stdout == "third\n"
+        kept = sh.runtime_dir
+    assert not Path(kept).exists()  # close() removes the rebuilt folder

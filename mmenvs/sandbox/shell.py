@@ -345,6 +345,11 @@ class ShellSandbox:
         return self._cur.base if self._cur is not None else set()
 
     @property
+    def runtime_dir(self) -> str:
+        """The host-side folder of the host commands' shims and socket (rebuilt if it goes missing)."""
+        return self._runtime
+
+    @property
     def cwd(self) -> str:
         """The shell's working directory as seen inside the sandbox (updated after every command)."""
         return self._cwd
@@ -453,8 +458,30 @@ class ShellSandbox:
                 sp.cgroup.add(pid)
         sp.base = self._current_pids()
 
+    def _runtime_intact(self) -> bool:
+        """Whether the runtime folder (the host commands' shims and socket) is still in place."""
+        if not os.path.isdir(os.path.join(self._runtime, "bin")):
+            return False
+        return self._listener is None or os.path.exists(os.path.join(self._runtime, "sock", "host.sock"))
+
+    def _rebuild_runtime(self) -> None:
+        """A new runtime folder, after something removed the old one from the temp directory (a temp
+        cleaner during a long training run): shells bound to the old one cannot reach the host, so
+        the spare is dropped too.  A fresh ``mkdtemp``, not the old path, which anyone may have taken."""
+        old_listener, old_runtime = self._listener, self._runtime
+        self._runtime = tempfile.mkdtemp(prefix="mmenvs-sh-")
+        self._listener = self._make_host_channel()
+        if old_listener is not None:
+            old_listener.close()
+        shutil.rmtree(old_runtime, ignore_errors=True)
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.kill(True)
+
     def _start(self) -> None:
         """Make a shell current: the pre-started spare if there is one, then start a new spare."""
+        if not self._runtime_intact():
+            self._rebuild_runtime()
         spare, self._spare = self._spare, None
         self._activate(spare if spare is not None else self._spawn())
         if self.use_spare:
@@ -617,6 +644,7 @@ class ShellSandbox:
         if os.getpid() != self._owner_pid:
             raise RuntimeError("this ShellSandbox belongs to the process that created it; create a new one after fork")
         res = ShellResult(isolation=self.isolation)
+        rebuilt_notice = ""
         if not isinstance(command, str) or "\0" in command:
             res.stderr, res.exit_code = "the command must be a string without NUL characters", 2
             return res
@@ -627,6 +655,10 @@ class ShellSandbox:
         if self._proc is None:
             self._start()
             res.restarted = True
+        elif not self._runtime_intact():
+            self._restart()  # rebuilds the runtime folder: the running shell's host channel is gone
+            res.restarted = True
+            rebuilt_notice = "[the shell's runtime folder had been removed; a new shell was started; shell variables were reset]"
         guard_notice = self._stop_home_guard()  # the command's own home watch takes over
         deadline = time.monotonic() + self.timeout
         over = self.home_over_budget()
@@ -667,7 +699,7 @@ class ShellSandbox:
         res.stderr, c2 = err.text(self.max_output_chars)
         res.truncated = c1 or c2
         strays = len(self._kill_strays())
-        notices = [guard_notice] if guard_notice else []
+        notices = [n for n in (rebuilt_notice, guard_notice) if n]
         if strays:
             notices.append(f"[{strays} background process(es) left by the command were stopped]")
         self._start_home_guard()
