@@ -180,3 +180,16 @@ def test_the_commented_example_in_the_docs_is_a_valid_task_the_oracle_solves(env
         obs, _, terminated, truncated, info = env.step(env.oracle_action(obs, info))
         done = terminated or truncated
     assert info["success"], info["checkpoints"]
+
+
+def test_an_env_dropped_without_close_removes_its_temp_home() -> None:
+    import gc
+    import os
+
+    env = gym.make("MacAgent-v0")
+    env.reset(seed=0)
+    home = str(env.unwrapped._home_dir)
+    assert os.path.isdir(home)
+    del env
+    gc.collect()
+    assert not os.path.exists(home)  # seen: long training runs left one mmenvs-mac-* folder per env

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -154,6 +155,8 @@ class MacAgentEnv(MMEnv):
         tune_allocator()  # frames and layers are megabytes each: keep them out of glibc's heap
         self.backend = self._make_backend(backend, screen_size)
         self._home_dir = Path(tempfile.mkdtemp(prefix="mmenvs-mac-"))
+        # an env that is dropped without close() still removes its temp home (at collection or exit)
+        self._remove_home_dir = weakref.finalize(self, shutil.rmtree, str(self._home_dir), True)
         self._home = self._home_dir / "home"
         self._home.mkdir()
         self.shim = PyAutoGUIShim(self.backend)
@@ -169,7 +172,7 @@ class MacAgentEnv(MMEnv):
                                         on_new_frame=self._store_frame)
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
             self.backend.close()
-            shutil.rmtree(self._home_dir, ignore_errors=True)
+            self._remove_home_dir()
             raise
 
     @staticmethod
@@ -429,4 +432,4 @@ class MacAgentEnv(MMEnv):
         try:
             self.backend.close()
         finally:
-            shutil.rmtree(self._home_dir, ignore_errors=True)
+            self._remove_home_dir()
