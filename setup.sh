@@ -19,7 +19,9 @@ done
 # sqlite3: the command line shell for SQLite (the sim's Safari history, ~/Library/Safari/History.db).
 # chromium, chromium-driver: the headless browser tests/test_view.py opens `mmenvs view` reports in
 # (through Selenium, in the dev extra); the MiniWoB++ peer of `mmenvs bench --peers` uses it too.
-APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3 chromium chromium-driver"
+# docker.io, debootstrap: the MacAgent VM backend's tests start a private dockerd and run the Linux test
+# guest that `mmenvs vm build-test-guest` builds from Debian packages (a debootstrap rootfs).
+APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3 chromium chromium-driver docker.io debootstrap"
 EXTRAS="dev"
 if [ "$PEERS" -eq 1 ]; then
   EXTRAS="dev,peers"
