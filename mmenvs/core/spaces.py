@@ -7,12 +7,15 @@ JSON, code and non-Latin text, which ``gymnasium.spaces.Text``'s default alphanu
 
 from __future__ import annotations
 
+import multiprocessing
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector.utils import batch_differing_spaces, create_empty_array
+from gymnasium.vector.utils import (batch_differing_spaces, create_empty_array, create_shared_memory, read_from_shared_memory,
+                                    write_to_shared_memory)
 
 # Characters sample() draws from: printable ASCII plus a few scripts and symbols, so samples exercise
 # JSON punctuation, whitespace and non-Latin text the way agent output does.
@@ -77,6 +80,74 @@ def _empty_text_batch(space: UnicodeText, n: int = 1, fn: Any = np.zeros) -> tup
 @batch_differing_spaces.register(UnicodeText)
 def _batch_text_spaces(space_list: Sequence[UnicodeText]) -> spaces.Tuple:
     return spaces.Tuple([UnicodeText(s.max_length, min_length=s.min_length) for s in space_list])
+
+
+# AsyncVectorEnv (shared_memory=True, its default) passes observations through shared memory: each env
+# of the batch gets a row of ``max_length + 1`` uint32 cells, the string's length and then its code
+# points (UTF-32, lone surrogates included, so every member of the space round-trips unchanged).
+@create_shared_memory.register(UnicodeText)
+def _create_text_shared_memory(space: UnicodeText, n: int = 1, ctx: Any = multiprocessing) -> Any:
+    return ctx.Array(np.dtype(np.uint32).char, n * (space.max_length + 1), lock=False)
+
+
+def _text_rows(space: UnicodeText, shared_memory: Any) -> np.ndarray:
+    return np.frombuffer(shared_memory, dtype=np.uint32).reshape(-1, space.max_length + 1)
+
+
+class SharedTextBatch(Sequence):
+    """The strings of a batch as they stand in shared memory now: a read-only sequence that decodes
+    row ``i`` when it is read. AsyncVectorEnv reads its observation buffer once and hands it out
+    after every step, so the batch must be a view (as numpy arrays are for ``Box``), not a snapshot.
+    Copying it (``copy.copy``, ``copy.deepcopy``: what ``AsyncVectorEnv(copy=True)`` does) or
+    pickling it gives a plain tuple of str."""
+
+    __slots__ = ("_space", "_memory", "_n")
+
+    def __init__(self, space: UnicodeText, shared_memory: Any, n: int) -> None:
+        self._space, self._memory, self._n = space, shared_memory, int(n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        index = range(self._n)[index]  # negative indices, and IndexError past the end
+        row = _text_rows(self._space, self._memory)[index]
+        return row[1 : 1 + int(row[0])].tobytes().decode("utf-32-le", "surrogatepass")
+
+    def __eq__(self, other: Any) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, (SharedTextBatch, tuple, list)) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (the workers write into it)
+
+    def __copy__(self) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __deepcopy__(self, memo: Any) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __reduce__(self) -> Any:
+        return (tuple, (tuple(self),))
+
+    def __repr__(self) -> str:
+        return f"SharedTextBatch({tuple(self)!r})"
+
+
+@read_from_shared_memory.register(UnicodeText)
+def _read_text_from_shared_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedTextBatch:
+    return SharedTextBatch(space, shared_memory, n)
+
+
+@write_to_shared_memory.register(UnicodeText)
+def _write_text_to_shared_memory(space: UnicodeText, index: int, value: str, shared_memory: Any) -> None:
+    if not space.contains(value):
+        shown = f"a str of {len(value):,} characters" if isinstance(value, str) else type(value).__name__
+        raise ValueError(f"UnicodeText shared memory: the value must be a str of at most {space.max_length:,} characters, got {shown}")
+    codes = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    row = _text_rows(space, shared_memory)[index]
+    row[0] = len(codes)
+    row[1 : 1 + len(codes)] = codes
 
 
 _CLIP_MARKER = "\n…[truncated {n} characters]"
