@@ -41,6 +41,9 @@ APP_MODULES: dict[str, str] = {
 CLI_MODULES: dict[str, str] = {
     "tmux": "tmux:TmuxTool",
     "Media Tools": "media:MediaTools",
+    "peekaboo": "peekaboo_cli:PeekabooTool",
+    "blogwatcher": "blogwatcher_cli:BlogwatcherTool",
+    "himalaya": "himalaya_cli:HimalayaTool",
 }
 CLI_APPS: tuple[str, ...] = tuple(CLI_MODULES)
 
