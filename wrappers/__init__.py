@@ -1,12 +1,28 @@
 """Gymnasium wrappers for mmenvs environments (importable as ``mmenvs.wrappers``).
 
 They turn the text-in/text-out envs into forms that standard RL libraries and LLM trainers use:
-``DiscreteActions`` maps ``Discrete(n)`` onto a fixed menu of action strings, ``ImageObservation``
-keeps only the fixed-size image (a ``Box`` SB3's CNN policies accept), and ``ChatMessages`` keeps
-the observation stream as OpenAI chat messages (data-URL images, tool results, an image window).
+
+- actions: ``DiscreteActions`` maps ``Discrete(n)`` onto a fixed list of action strings; the action
+  menus (``DebugEchoMenu``, ``VTCBenchMenu``, ``MacAgentMenu``, ``MMToolSandboxMenu``, or
+  ``action_menu(env)``) give each env a fixed-size ``Discrete`` space built from its state, with an
+  action mask (``info["action_mask"]``, ``action_masks()`` for sb3-contrib's MaskablePPO);
+- observations: ``ImageObservation`` (alias ``ImageOnly``) keeps only the image (``CnnPolicy``),
+  ``ImageText`` and ``MultiInputObservation`` give ``MultiInputPolicy`` dicts (hashed text, the
+  instruction, the step count, the last action's result);
+- rewards: ``PotentialShaping`` (Ng et al.'s potential-based shaping, with ``info["reward_components"]``);
+- LLMs: ``ChatMessages`` keeps the observation stream as OpenAI chat messages (data-URL images, tool
+  results, an image window).
+
+docs/rl.md ("Wrappers") shows them together.
 """
 
 from .chat import ChatHistory, ChatMessages, ImageOptions, encode_image
 from .discrete import DiscreteActions, ImageObservation
+from .menus import ActionMenu, DebugEchoMenu, MenuOption, VTCBenchMenu, VTC_PRESETS, action_menu
+from .observations import HashedText, ImageText, MultiInputObservation
 
-__all__ = ["ChatHistory", "ChatMessages", "DiscreteActions", "ImageObservation", "ImageOptions", "encode_image"]
+ImageOnly = ImageObservation
+
+__all__ = ["ActionMenu", "ChatHistory", "ChatMessages", "DebugEchoMenu", "DiscreteActions", "HashedText", "ImageObservation",
+           "ImageOnly", "ImageOptions", "ImageText", "MenuOption", "MultiInputObservation", "VTCBenchMenu", "VTC_PRESETS",
+           "action_menu", "encode_image"]

@@ -1,0 +1,200 @@
+"""Action menus and observation wrappers (issue 19 item 1): what each menu index sends, the masks,
+the encoded observations, and SB3 (check_env, a few PPO / MaskablePPO updates) on every wrapped env."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mmenvs  # noqa: F401
+from mmenvs.wrappers import (DebugEchoMenu, HashedText, ImageOnly, ImageText, MultiInputObservation, VTCBenchMenu, VTC_PRESETS,
+                             action_menu)
+
+SMALL = (48, 48)
+
+
+# ---------------------------------------------------------------------------------------------- DebugEcho
+def test_debug_echo_menu_answers_and_mask():
+    env = DebugEchoMenu(gym.make("DebugEcho-v0", obs_size=SMALL))
+    try:
+        assert env.action_space.n == len(env.vocabulary) + 2 == 14
+        obs, info = env.reset(options={"task_id": "echo-01"})
+        assert info["action_mask"].dtype == bool and info["action_mask"].all() and env.action_masks().all()
+        say = len(env.vocabulary)
+        obs, reward, terminated, _, info = env.step(say)
+        assert obs["text"] == "hello" and reward == 0.0 and not terminated and info["menu_action"] == "SAY hello"
+        obs, reward, terminated, _, info = env.step(env.vocabulary.index("banana"))
+        assert reward == 1.0 and terminated and info["answer"] == "banana" and info["menu_valid"]
+        env.reset(options={"task_id": "echo-01"})
+        _, reward, terminated, _, info = env.step(env.vocabulary.index("apple"))
+        assert reward == 0.0 and terminated and info["answer"] == "apple"
+        env.reset(options={"task_id": "echo-01"})
+        _, _, terminated, _, info = env.step(say + 1)
+        assert terminated and info["menu_action"] == "FAIL"
+        with pytest.raises(ValueError, match="outside the menu 0..13"):
+            env.step(14)
+    finally:
+        env.close()
+
+
+# ---------------------------------------------------------------------------------------------- VTCBench
+def _vtc(**kwargs):
+    return VTCBenchMenu(gym.make("VTCBench-v0", obs_size=SMALL), **kwargs)
+
+
+def _problem(env, category, answer_type):
+    ids = env.unwrapped.task_ids()
+    for task_id in ids:
+        problem = env.unwrapped.load_task(task_id)
+        if problem.category == category and problem.answer_type == answer_type:
+            return problem
+    raise AssertionError(f"no {category}/{answer_type} problem in the pinned suite")
+
+
+def test_vtc_menu_presets_chain_on_the_current_image_and_choices_are_masked():
+    env = _vtc()
+    try:
+        p, c = len(VTC_PRESETS), 4
+        assert env.action_space.n == p + c + 31 + 1
+        problem = _problem(env, "color", "choice")
+        _, info = env.reset(options={"task_id": problem.id})
+        mask = info["action_mask"]
+        assert mask[:p].all() and mask[p:p + len(problem.choices)].all() and not mask[p + len(problem.choices):].any()
+        hsv = VTC_PRESETS.index(("colorspace", {"target": "hsv"}))
+        option = env.option(hsv)
+        assert option.action == {"name": "colorspace", "arguments": {"image": "img_0", "target": "hsv"}}
+        obs, reward, terminated, _, info = env.step(hsv)
+        assert obs["text"].startswith("img_1 = colorspace(img_0)") and info["menu_action"] == 'colorspace(target="hsv") on img_0'
+        assert env.option(0).action["arguments"]["image"] == "img_1"  # presets now work on the newest image
+        _, _, _, _, info = env.step(VTC_PRESETS.index(("blur", {"method": "median", "ksize": 3})))
+        assert env.unwrapped.episode.calls[-1]["inputs"] == ["img_1"] and env.unwrapped.episode.calls[-1]["output"] == "img_2"
+        correct = p + "ABCD".index(problem.answer)
+        _, reward, terminated, _, info = env.step(correct)
+        assert reward == 1.0 and terminated and info["answer"] == problem.answer
+    finally:
+        env.close()
+
+
+def test_vtc_menu_masked_slot_is_an_error_step_and_counting_reads_the_tool():
+    env = _vtc()
+    try:
+        p = len(VTC_PRESETS)
+        choice = _problem(env, "color", "choice")
+        env.reset(options={"task_id": choice.id})
+        number_slot = p + 4 + 3
+        assert not env.action_masks()[number_slot]
+        obs, reward, terminated, truncated, info = env.step(number_slot)
+        assert not info["menu_valid"] and info["action_error"] and not terminated and not truncated and reward == 0.0
+        assert env.unwrapped.steps == 1 and len(env.unwrapped.images) == 1  # counted, nothing changed
+
+        counting = _problem(env, "counting", "open")
+        _, info = env.reset(options={"task_id": counting.id})
+        mask = info["action_mask"]
+        assert not mask[p:p + 4].any() and mask[p + 4:p + 4 + 31].all() and not mask[-1]  # nothing reported yet
+        for step in counting.reference_chain:  # the reference chain is made of presets on the newest image
+            preset = (step["tool"], {k: v for k, v in step["arguments"].items() if k != "image"})
+            _, _, terminated, _, info = env.step(VTC_PRESETS.index(preset))
+            assert info["action_error"] is None and not terminated
+        assert env.action_masks()[-1] and env.option(env.size - 1).label == f"answer the reported count {counting.answer}"
+        _, reward, terminated, _, info = env.step(env.size - 1)
+        assert reward == 1.0 and terminated
+        env.reset(options={"task_id": counting.id})
+        _, reward, _, _, _ = env.step(p + 4 + int(counting.answer))  # the number slots answer n
+        assert reward == 1.0
+    finally:
+        env.close()
+
+
+def test_vtc_menu_rejects_bad_presets():
+    with pytest.raises(ValueError, match="unknown tool 'nope'"):
+        _vtc(presets=[("nope", {})])
+    with pytest.raises(ValueError, match="sets 'image'"):
+        _vtc(presets=[("flip", {"image": "img_0"})])
+
+
+# ---------------------------------------------------------------------------------------------- observations
+def test_hashed_text_is_stable_normalised_and_order_sensitive_through_bigrams():
+    enc = HashedText(64)
+    a, b = enc("Save the note"), enc("save THE note")
+    assert a.dtype == np.float32 and a.shape == (64,) and np.array_equal(a, b)
+    assert np.linalg.norm(a) == pytest.approx(1.0, abs=1e-6) and not enc("").any()
+    assert not np.array_equal(enc("note the save"), a)  # same words, other bigrams
+    assert np.array_equal(HashedText(64, bigrams=False)("note the save"), HashedText(64, bigrams=False)("save the note"))
+    # stable across processes: a fixed expected bucket for a fixed token
+    import subprocess
+    import sys
+
+    code = "from mmenvs.wrappers import HashedText; import numpy as np; print(int(np.argmax(np.abs(HashedText(64)('apple')))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "123", "PATH": ""})
+    assert int(out.stdout) == int(np.argmax(np.abs(enc("apple"))))
+
+
+def test_multi_input_observation_keys_and_values():
+    env = MultiInputObservation(DebugEchoMenu(gym.make("DebugEcho-v0", obs_size=SMALL)), instruction=True, step=True, last_result=True,
+                                text_dim=32)
+    try:
+        assert set(env.observation_space.spaces) == {"image", "text", "instruction", "step", "last_result"}
+        obs, info = env.reset(options={"task_id": "echo-00"})
+        assert env.observation_space.contains(obs)
+        enc = HashedText(32)
+        instruction = enc("What word is written on the card? Reply <answer>word</answer>. You may also SAY <text>.")
+        assert np.array_equal(obs["instruction"], instruction) and np.array_equal(obs["text"], instruction)
+        assert obs["step"][0] == 0.0 and not obs["last_result"].any()
+        obs, *_ = env.step(len(env.env.vocabulary))  # SAY hello
+        assert np.array_equal(obs["text"], enc("hello")) and np.array_equal(obs["instruction"], instruction)
+        assert obs["step"][0] == pytest.approx(1 / 10) and obs["last_result"].tolist() == [0.0, 0.0, 0.0]
+        obs, reward, *_ = env.step(env.env.vocabulary.index("apple"))
+        assert reward == 1.0 and obs["last_result"].tolist() == [0.0, 0.0, 1.0]
+        assert obs["step"][0] == pytest.approx(2 / 10)
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="not a text key"):
+        MultiInputObservation(gym.make("DebugEcho-v0"), text_keys=("a11y",))
+
+
+def test_image_text_and_image_only():
+    env = ImageText(gym.make("VTCBench-v0", obs_size=SMALL), text_dim=16)
+    try:
+        obs, _ = env.reset(seed=3)
+        assert set(obs) == {"image", "text"} and obs["image"].shape == (48, 48, 3) and obs["text"].shape == (16,)
+        assert env.observation_space.contains(obs)
+        obs, _, _, _, info = env.step("no call")
+        assert info["action_error"] and np.array_equal(obs["text"], HashedText(16)("Error: " + info["action_error"]))
+    finally:
+        env.close()
+    only = ImageOnly(gym.make("DebugEcho-v0", obs_size=SMALL))
+    obs, _ = only.reset(seed=0)
+    assert obs.shape == (48, 48, 3) and obs.dtype == np.uint8
+    only.close()
+
+
+# ---------------------------------------------------------------------------------------------- SB3
+def _sb3_check(env, maskable: bool):
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_checker import check_env
+    from sb3_contrib import MaskablePPO
+
+    check_env(env, warn=True)
+    algo = MaskablePPO if maskable else PPO
+    model = algo("MultiInputPolicy", env, n_steps=8, batch_size=8, n_epochs=1, seed=0, device="cpu",
+                 policy_kwargs={"net_arch": [16]})
+    model.learn(16)
+    obs, _ = env.reset(seed=0)
+    kwargs = {"action_masks": env.get_wrapper_attr("action_masks")()} if maskable else {}
+    action, _ = model.predict(obs, deterministic=True, **kwargs)
+    assert env.action_space.contains(int(action))
+    if maskable:
+        assert kwargs["action_masks"][int(action)]
+
+
+@pytest.mark.parametrize("env_id, maskable", [("DebugEcho-v0", False), ("DebugEcho-v0", True), ("VTCBench-v0", True)])
+def test_sb3_on_wrapped_env(env_id, maskable):
+    env = MultiInputObservation(action_menu(gym.make(env_id, obs_size=SMALL)), instruction=True, step=True, last_result=True,
+                                text_dim=32)
+    try:
+        _sb3_check(env, maskable)
+    finally:
+        env.close()
