@@ -43,6 +43,7 @@ CLI_MODULES: dict[str, str] = {
     "Media Tools": "media:MediaTools",
     "peekaboo": "peekaboo_cli:PeekabooTool",
     "blogwatcher": "blogwatcher_cli:BlogwatcherTool",
+    "gifgrep": "gifgrep_cli:GifgrepTool",
     "himalaya": "himalaya_cli:HimalayaTool",
 }
 CLI_APPS: tuple[str, ...] = tuple(CLI_MODULES)
