@@ -6,7 +6,9 @@ Every error is a ``ValueError`` that names the file, the field (as a path such a
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -32,6 +34,19 @@ _FIELDS = {"id", "description", "reference_time", "initial_entities", "images", 
 #: UI scenario files may also name a ``base`` scenario whose fields they inherit (see docs/toolsandbox-ui.md).
 _UI_FIELDS = _FIELDS | {"base"}
 _PLACEHOLDER = re.compile(r"\{image:([A-Za-z0-9_\-]+)\}")
+
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def _image_pool() -> ThreadPoolExecutor:
+    """This process's image threads (one pool per pid: a forked worker cannot use its parent's threads)."""
+    pool = _pools.get(os.getpid())
+    if pool is None:
+        _pools.clear()
+        pool = _pools[os.getpid()] = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1),
+                                                        thread_name_prefix="mmenvs-images")
+    return pool
 
 
 @dataclass(frozen=True)
@@ -96,9 +111,14 @@ class Scenario:
         return self._template
 
     def pixels(self) -> list[np.ndarray]:
-        """The scenario's images in ``images`` order (rendered once)."""
+        """The scenario's images in ``images`` order (rendered once; drawn or decoded side by side:
+        both release the GIL for most of their time)."""
         if self._pixels is None:
-            self._pixels = [render_image(spec, f"{self.source}: field 'images.{key}'", self.image_roots) for key, spec in self.images.items()]
+            jobs = [(spec, f"{self.source}: field 'images.{key}'") for key, spec in self.images.items()]
+            if len(jobs) > 1:
+                self._pixels = list(_image_pool().map(lambda job: render_image(job[0], job[1], self.image_roots), jobs))
+            else:
+                self._pixels = [render_image(spec, where, self.image_roots) for spec, where in jobs]
         return self._pixels
 
     def ui_expectations(self) -> list[dict[str, Any]]:
