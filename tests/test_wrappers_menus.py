@@ -190,7 +190,8 @@ def _sb3_check(env, maskable: bool):
         assert kwargs["action_masks"][int(action)]
 
 
-@pytest.mark.parametrize("env_id, maskable", [("DebugEcho-v0", False), ("DebugEcho-v0", True), ("VTCBench-v0", True)])
+@pytest.mark.parametrize("env_id, maskable", [("DebugEcho-v0", False), ("DebugEcho-v0", True), ("VTCBench-v0", True),
+                                               ("MacAgent-v0", True)])
 def test_sb3_on_wrapped_env(env_id, maskable):
     env = MultiInputObservation(action_menu(gym.make(env_id, obs_size=SMALL)), instruction=True, step=True, last_result=True,
                                 text_dim=32)
@@ -198,3 +199,94 @@ def test_sb3_on_wrapped_env(env_id, maskable):
         _sb3_check(env, maskable)
     finally:
         env.close()
+
+
+# ---------------------------------------------------------------------------------------------- MacAgent
+@pytest.fixture
+def mac():
+    from mmenvs.wrappers import MacAgentMenu
+
+    env = MacAgentMenu(gym.make("MacAgent-v0", obs_size=(50, 80)))
+    yield env
+    env.close()
+
+
+def test_mac_menu_mask_matches_the_actionable_elements(mac):
+    from mmenvs.macagent.solutions import accessibility_elements
+    from mmenvs.wrappers.mac_menu import ACTIONABLE_ROLES
+
+    obs, info = mac.reset(options={"task_id": mac.unwrapped.task_ids()[0]})
+    assert mac.action_space.n == 64 + 16 + 18 + 2 + 2 == mac.size
+    expected = [e for e in accessibility_elements(obs["a11y"]) if e.role in ACTIONABLE_ROLES and e.bounds and e.bounds[2] > 0
+                and e.bounds[3] > 0 and "disabled" not in e.flags]
+    elements = mac.elements()
+    assert [(e.role, e.name, e.bounds) for e in elements] == [(e.role, e.name, e.bounds) for e in expected][:64]
+    mask = info["action_mask"]
+    assert mask[:len(elements)].all() and not mask[len(elements):64].any()
+    params = mac.parameter_strings()
+    assert params and mask[64:64 + len(params)].all() and not mask[64 + len(params):80].any()
+    assert mask[80:].all() and mac.describe()[-1] == "DONE" and mac.describe()[-2] == "WAIT"
+    for k, element in enumerate(elements):
+        assert mac.option(k).action == {"action_type": "CLICK", "x": element.center[0], "y": element.center[1], "button": "left",
+                                        "num_clicks": 1}
+
+
+def test_mac_menu_click_index_k_clicks_that_elements_centre(mac):
+    mac.reset(options={"task_id": mac.unwrapped.task_ids()[0]})
+    names = [(e.role, e.name) for e in mac.elements()]
+    k = names.index(("AXDockItem", "Notes"))
+    centre = mac.elements()[k].center
+    obs, reward, terminated, truncated, info = mac.step(k)
+    assert info["action_error"] is None and info["menu_valid"] and not terminated
+    shim = mac.unwrapped.shim
+    assert (shim.x, shim.y) == centre
+    assert 'AXApplication "Notes"' in obs["a11y"] and 'AXMenuBarItem "Notes"' in obs["a11y"]  # the click opened Notes
+    roles = {(e.role, e.name) for e in mac.elements()}
+    assert ("AXButton", "New Note") in roles  # the menu follows the screen
+    new_note = [(e.role, e.name) for e in mac.elements()].index(("AXButton", "New Note"))
+    point = mac.elements()[new_note].center
+    mac.step(new_note)
+    assert (shim.x, shim.y) == point
+
+
+def test_mac_menu_typing_hotkeys_masked_slot_and_done(mac):
+    task_id = "terminal-add-alias-v0"
+    obs, info = mac.reset(options={"task_id": task_id})
+    params = mac.parameter_strings()
+    assert params == ["ll", "ls -la"]  # the task's parameters {'a': {'name': 'll', 'cmd': 'ls -la'}}
+    assert mac.option(64 + 1).action == {"action_type": "TYPING", "text": "ls -la"}
+    _, _, _, _, info = mac.step(64 + 1)
+    assert info["action_error"] is None and info["menu_action"] == "type 'ls -la'"
+    assert mac.option(80).action == {"action_type": "PRESS", "key": "enter"}
+    assert mac.option(80 + 9).action == {"action_type": "HOTKEY", "keys": ["command", "a"]}
+    steps = mac.unwrapped.steps
+    _, reward, terminated, truncated, info = mac.step(64 + 5)  # a parameter slot this task does not fill
+    assert not info["menu_valid"] and info["action_error"] and not terminated and mac.unwrapped.steps == steps + 1
+    _, reward, terminated, _, info = mac.step(mac.size - 1)
+    assert terminated and info["menu_action"] == "DONE" and reward == pytest.approx(info["score"])
+
+
+def test_mac_menu_options_and_errors():
+    from mmenvs.wrappers import MacAgentMenu
+
+    env = MacAgentMenu(gym.make("MacAgent-v0", obs_size=(50, 80)), max_elements=8, max_params=2, clicks=("click", "double_click"),
+                       hotkeys=[("enter",)], scroll=False, extra_actions=["```bash\necho menu-extra\n```"])
+    try:
+        assert env.size == 8 * 2 + 2 + 1 + 1 + 2
+        assert env.layout_text().splitlines() == ["0-7: click actionable element i (accessibility tree order)",
+                                                  "8-15: double_click actionable element i (accessibility tree order)",
+                                                  "16-17: type the task's parameter string j", "18: press hotkey h",
+                                                  "19: extra action x", "20: WAIT", "21: DONE"]
+        env.reset(seed=0)
+        first = env.elements()[0]
+        assert env.option(8).action == {"action_type": "DOUBLE_CLICK", "x": first.center[0], "y": first.center[1]}
+        obs, _, _, _, info = env.step(19)
+        assert "menu-extra" in obs["text"] and info["exit_code"] == 0
+    finally:
+        env.close()
+    raw = gym.make("MacAgent-v0")
+    try:
+        with pytest.raises(ValueError, match="clicks must be"):
+            MacAgentMenu(raw, clicks=("tap",))
+    finally:
+        raw.close()

@@ -18,11 +18,12 @@ docs/rl.md ("Wrappers") shows them together.
 
 from .chat import ChatHistory, ChatMessages, ImageOptions, encode_image
 from .discrete import DiscreteActions, ImageObservation
+from .mac_menu import ACTIONABLE_ROLES, HOTKEYS, MacAgentMenu
 from .menus import ActionMenu, DebugEchoMenu, MenuOption, VTCBenchMenu, VTC_PRESETS, action_menu
 from .observations import HashedText, ImageText, MultiInputObservation
 
 ImageOnly = ImageObservation
 
-__all__ = ["ActionMenu", "ChatHistory", "ChatMessages", "DebugEchoMenu", "DiscreteActions", "HashedText", "ImageObservation",
+__all__ = ["ACTIONABLE_ROLES", "ActionMenu", "HOTKEYS", "MacAgentMenu", "ChatHistory", "ChatMessages", "DebugEchoMenu", "DiscreteActions", "HashedText", "ImageObservation",
            "ImageOnly", "ImageOptions", "ImageText", "MenuOption", "MultiInputObservation", "VTCBenchMenu", "VTC_PRESETS",
            "action_menu", "encode_image"]
