@@ -44,6 +44,7 @@ CLI_MODULES: dict[str, str] = {
     "peekaboo": "peekaboo_cli:PeekabooTool",
     "blogwatcher": "blogwatcher_cli:BlogwatcherTool",
     "gifgrep": "gifgrep_cli:GifgrepTool",
+    "songsee": "songsee_cli:SongseeTool",
     "himalaya": "himalaya_cli:HimalayaTool",
 }
 CLI_APPS: tuple[str, ...] = tuple(CLI_MODULES)
