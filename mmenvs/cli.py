@@ -202,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     serving.add_argument("--kwargs", default="", help="JSON object passed to gym.make")
     serving.set_defaults(func=_cmd_serve)
 
+    from mmenvs.baselines.rl.train import add_parser as add_train_parser
+
+    add_train_parser(commands)  # `mmenvs train ID --algo ppo ...`: SB3 training + held-out evaluation (baselines/rl/)
+
     bench = commands.add_parser("bench", help="latency, throughput and memory of every env and workload")
     bench.add_argument("env_ids", nargs="*")
     bench.add_argument("--no-workloads", action="store_true", help="only the generic env rows")

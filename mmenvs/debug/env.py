@@ -15,8 +15,13 @@ from PIL import Image, ImageDraw, ImageFont
 
 from mmenvs.core import (ActionError, ActionOutcome, Evaluation, FunctionDecl, MMEnv, Param, control_word, extract_answer,
                          load_json, parse_tool_call, registry_path)
+from mmenvs.core.families import check_task_filter, matches
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+#: What ``suite=`` selects: the 12 pinned cards, or fresh training cards (a pinned word on a new background).
+SUITES = ("pinned", "train")
+#: How far (sum of channel differences) a training card's background stays from its word's pinned one.
+TRAIN_BACKGROUND_DISTANCE = 90
 #: The actions, each with its text form: the parser, the description and the tool specs read these.
 ACTIONS: dict[str, tuple[FunctionDecl, str]] = {
     "say": (FunctionDecl("say", "Say something; it is echoed back (the episode goes on).",
@@ -47,13 +52,17 @@ class DebugEchoEnv(MMEnv):
     (``reward_mode="final"``) or as the change in score (``"progress"``).
 
     ## Starting State
-    A task from ``registry/debug/tasks.json``, chosen by ``options`` or drawn with ``np_random``.
+    ``suite="pinned"`` (default): a task from ``registry/debug/tasks.json``, chosen by ``options`` or
+    drawn with ``np_random``. ``suite="train"``: a fresh card for every reset, one of the pinned words
+    on a background drawn with ``np_random`` at least ``TRAIN_BACKGROUND_DISTANCE`` away from that
+    word's pinned background (so a policy trained on it is evaluated on cards it never saw).
+    ``task_filter={"category": ...}`` keeps one family (fruit, animal, colour) in either suite.
 
     ## Episode End
     Terminated on an answer or ``FAIL``; truncated after ``max_steps`` (10) steps.
 
     ## Arguments
-    ``obs_size`` (height, width), ``reward_mode``, ``render_mode``, ``max_steps``.
+    ``suite``, ``task_filter``, ``obs_size`` (height, width), ``reward_mode``, ``render_mode``, ``max_steps``.
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -63,19 +72,50 @@ class DebugEchoEnv(MMEnv):
 
     max_steps = 10
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, suite: str = "pinned", task_filter: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        if suite not in SUITES:
+            raise ValueError(f"DebugEcho-v0: suite must be one of {SUITES}, got {suite!r}")
         super().__init__(**kwargs)
-        self._tasks = {t["id"]: t for t in load_json(registry_path("debug", "tasks.json"), "DebugEcho task suite")["tasks"]}
+        self.suite = suite
+        self._all_tasks = {t["id"]: t for t in load_json(registry_path("debug", "tasks.json"), "DebugEcho task suite")["tasks"]}
+        self.set_task_filter(task_filter)
         self._answer: str | None = None
+
+    def set_task_filter(self, task_filter: Mapping[str, Any] | None) -> None:
+        """Select the family (``task_filter``, see ``mmenvs.core.families``) from the next reset on."""
+        self.task_filter = check_task_filter("DebugEcho-v0", task_filter, {"category": sorted({t["category"] for t in self._all_tasks.values()})})
+        self._tasks = {i: t for i, t in self._all_tasks.items() if matches(t, self.task_filter)}
+        if not self._tasks:
+            raise ValueError(f"DebugEcho-v0: task_filter {self.task_filter} matches no task")
 
     # --- tasks
     def task_ids(self) -> list[str]:
-        return list(self._tasks)
+        """The pinned tasks of the family ("train" has none: it draws a fresh card per reset)."""
+        return [] if self.suite == "train" else list(self._tasks)
+
+    def sample_task(self, rng: np.random.Generator) -> dict[str, Any]:
+        if self.suite != "train":
+            return super().sample_task(rng)
+        pinned = list(self._tasks.values())
+        base = pinned[int(rng.integers(len(pinned)))]
+        while True:  # a background far from the word's pinned one (a few draws at most)
+            background = [int(v) for v in rng.integers(0, 256, size=3)]
+            if sum(abs(a - b) for a, b in zip(background, base["background"])) >= TRAIN_BACKGROUND_DISTANCE:
+                break
+        colour = "".join(f"{v:02x}" for v in background)
+        return {"id": f"train-{base['word']}-{colour}", "word": base["word"], "category": base["category"], "background": background}
 
     def load_task(self, task_id: str) -> dict[str, Any]:
-        if task_id not in self._tasks:
-            raise ValueError(f"DebugEcho-v0: unknown task_id {task_id!r}; valid ids: {', '.join(self._tasks)}")
-        return self._tasks[task_id]
+        if task_id.startswith("train-") and task_id.count("-") == 2:  # a training card, named by word and colour
+            _, word, colour = task_id.split("-")
+            base = next((t for t in self._all_tasks.values() if t["word"] == word), None)
+            if base is not None and len(colour) == 6 and all(c in "0123456789abcdef" for c in colour):
+                return {"id": task_id, "word": word, "category": base["category"],
+                        "background": [int(colour[i:i + 2], 16) for i in (0, 2, 4)]}
+        if task_id not in self._all_tasks:
+            raise ValueError(f"DebugEcho-v0: unknown task_id {task_id!r}; valid ids: {', '.join(self._all_tasks)} "
+                             "(or train-<word>-<rrggbb>)")
+        return self._all_tasks[task_id]
 
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
         data = load_json(spec, "DebugEcho task") if isinstance(spec, (str, Path)) else dict(spec)

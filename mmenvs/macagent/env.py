@@ -13,6 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, UnicodeText, load_json, registry_path
+from mmenvs.core.families import check_task_filter, matches
 from mmenvs.core.memory import release_free_memory, tune_allocator
 from mmenvs.macagent import action_specs
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
@@ -23,6 +24,8 @@ from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupE
 from mmenvs.sandbox import unencodable_char
 
 SUITES = ("test", "train")
+#: Draws ``suite="train"`` makes before it gives up finding a task that is not a benchmark variant.
+TRAIN_DRAWS = 64
 WAIT_SECONDS = 5.0  # how far WAIT moves the desktop clock (backends that have one)
 _A11Y_MAX = 65_536
 _INSTRUCTION_MAX = 8_192
@@ -112,7 +115,8 @@ class MacAgentEnv(MMEnv):
     the observation image, default (400, 640)), ``a11y`` (include the accessibility tree, default
     True), ``shell_timeout`` (seconds per shell action, default 10), ``sandbox_options`` (``PythonSandbox``
     keyword arguments for pyautogui code beyond straight-line calls, e.g. ``{"timeout": 10.0}``, the
-    default, in seconds per action), ``store_screenshots``
+    default, in seconds per action), ``task_filter`` (a family of seed tasks by category,
+    apps, tags, interaction, multi_app or seed id; see ``mmenvs.core.families``), ``store_screenshots``
     (default True: every new screen goes into ``env.images``, the newest raw and older ones
     Zstandard-packed on a background thread, about 130 KB each; False keeps only the current one and saves
     that work in long RL runs), ``reward_mode``, ``render_mode``, ``max_steps``.
@@ -139,6 +143,7 @@ class MacAgentEnv(MMEnv):
         a11y: bool = True,
         shell_timeout: float = 10.0,
         store_screenshots: bool = True,
+        task_filter: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         if suite not in SUITES:
@@ -152,6 +157,7 @@ class MacAgentEnv(MMEnv):
             vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())
         }
         self._cache: dict[str, MacTask] = {}
+        self.set_task_filter(task_filter)
         tune_allocator()  # frames and layers are megabytes each: keep them out of glibc's heap
         self.backend = self._make_backend(backend, screen_size)
         self._home_dir = Path(tempfile.mkdtemp(prefix="mmenvs-mac-"))
@@ -198,8 +204,22 @@ class MacAgentEnv(MMEnv):
         return {"a11y": self.screen.a11y(), "instruction": self.task.instruction}
 
     # ------------------------------------------------------------------ tasks
+    def set_task_filter(self, task_filter: Mapping[str, Any] | None) -> None:
+        """Select a family of seed tasks (``task_filter``, see ``mmenvs.core.families``) on the fields
+        category, apps, tags, interaction, multi_app and seed (the seed task's id); both suites use it."""
+        metadata = {seed_id: seed.variant(0).metadata() for seed_id, seed in self._seeds.items()}
+        fields: dict[str, Any] = {key: sorted({str(v) for m in metadata.values() for v in (m[key] if isinstance(m[key], list) else [m[key]])})
+                                  for key in ("category", "apps", "tags", "interaction")}
+        fields.update({"multi_app": (True, False), "seed": sorted(self._seeds)})
+        self.task_filter = check_task_filter("MacAgent-v0", task_filter, fields)
+        self._family = [seed_id for seed_id, meta in metadata.items() if matches(meta, self.task_filter)]
+        if not self._family:
+            raise ValueError(f"MacAgent-v0: task_filter {self.task_filter} matches no seed task")
+
     def task_ids(self) -> list[str]:
-        return list(self._variants)
+        """The benchmark variants of the family's seed tasks (all 908 without ``task_filter``)."""
+        family = set(self._family)
+        return [vid for vid, (seed, _) in self._variants.items() if seed.id in family]
 
     def seeds(self) -> list[SeedTask]:
         """The seed tasks of the suite (each expands into ``task_ids()``' 4 variants)."""
@@ -226,8 +246,17 @@ class MacAgentEnv(MMEnv):
 
     def sample_task(self, rng: np.random.Generator) -> MacTask:
         if self.suite == "train":
-            seeds = list(self._seeds.values())
-            return seeds[int(rng.integers(len(seeds)))].sample(rng)
+            # A fresh parameter draw of a family seed, never one of the benchmark's variants (same
+            # parameters and instruction): a policy trained here is evaluated on tasks it never saw.
+            seeds = [self._seeds[seed_id] for seed_id in self._family]
+            for _ in range(TRAIN_DRAWS):
+                seed = seeds[int(rng.integers(len(seeds)))]
+                task = seed.sample(rng)
+                if not any(task.params == v.params and task.instruction == v.instruction
+                           for v in (self.load_task(vid) for vid in seed.variant_ids())):
+                    return task
+            raise ValueError(f"MacAgent-v0: {TRAIN_DRAWS} training draws of the family {self.task_filter} all equalled benchmark "
+                             "variants (its seed tasks have too few parameters to train on without evaluating on the same tasks)")
         return super().sample_task(rng)
 
     def task_id_of(self, task: Any) -> str:

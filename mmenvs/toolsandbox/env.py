@@ -14,6 +14,7 @@ import numpy as np
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, MMEnv, extract_code, function_spec, letterbox, parse_tool_call
 from mmenvs.core.actions import LOG_STRING_CHARS, clip_for_log, json_size
+from mmenvs.core.families import check_task_filter, matches
 
 from .catalog import full_name_map, toolset_tools, ui_tools
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
@@ -146,7 +147,8 @@ class MMToolSandboxEnv(MMEnv):
     counting user messages, agent actions and tool results.
 
     ## Arguments
-    ``mode`` ("code" | "tool" | "ui"), ``suite`` (see Starting State), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
+    ``mode`` ("code" | "tool" | "ui"), ``suite`` (see Starting State), ``task_filter`` (a family of generated
+    scenarios: flow, challenge, arrival, apps, difficulty; ``set_task_filter``), ``toolset`` ("full" | "medium" | "compact" | "mini"), ``working_set_size``
     (100), ``pinned_tools`` (extra tools always callable), ``user`` (a ``UserSimulator``; scripted by
     default), ``sandbox_options`` (``PythonSandbox`` keyword arguments of the code sandbox, e.g.
     ``{"timeout": 10.0, "isolation": "auto"}``; the timeout defaults to 10 s per run), ``obs_size``, ``reward_mode``,
@@ -170,7 +172,8 @@ class MMToolSandboxEnv(MMEnv):
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
                  pinned_tools: tuple[str, ...] | list[str] = (), user: UserSimulator | None = None,
                  guardrail_zero: bool = True,
-                 max_messages: int | None = None, suite: str | None = None, image_root: str | None = None, **kwargs: Any) -> None:
+                 max_messages: int | None = None, suite: str | None = None, image_root: str | None = None,
+                 task_filter: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if mode == "ui":
@@ -209,6 +212,37 @@ class MMToolSandboxEnv(MMEnv):
         # a run over the 258-scenario suite would otherwise keep every scenario's pixels alive.
         self._scenarios: OrderedDict[str, Scenario] = OrderedDict()
         self.episode = ToolSandboxEpisode()
+        self.set_task_filter(task_filter)
+
+    def set_task_filter(self, task_filter: Mapping[str, Any] | None) -> None:
+        """Select a family of the generated scenarios (``task_filter``, see ``mmenvs.core.families``) on
+        the generator's axes: flow, challenge, arrival, apps (the app group) and difficulty (0..1; a
+        range ``{"min", "max"}`` or values). Pinned suites keep the family's scenarios (read from their
+        index); ``suite="train"`` asks the generator for the family directly (a curriculum calls this
+        between episodes to move the difficulty)."""
+        self.task_filter: dict[str, Any] = {}
+        self._train_cells: list[tuple[str, str]] = []
+        if not task_filter:
+            return
+        if self.mode == "ui" or self.suite == "handwritten":
+            raise ValueError(f"MMToolSandbox-v0: task_filter selects generated scenarios (suite 'benchmark', 'heldout' or 'train' "
+                             f"in mode 'code' or 'tool'), not suite={self.suite!r} in mode={self.mode!r}")
+        from .generator.build import ARRIVALS, CHALLENGES
+        from .generator.flows import FLOW_APPS, FLOWS
+
+        apps = sorted({a for group in FLOW_APPS.values() for a in group})
+        self.task_filter = check_task_filter("MMToolSandbox-v0", task_filter, {"flow": FLOWS, "challenge": CHALLENGES, "arrival": ARRIVALS,
+                                                                               "apps": apps, "difficulty": None})
+        difficulty = self.task_filter.get("difficulty")
+        if isinstance(difficulty, list) and not all(isinstance(d, (int, float)) and 0 <= d <= 1 for d in difficulty):
+            raise ValueError(f"MMToolSandbox-v0: task_filter['difficulty'] values must be numbers in 0..1, got {difficulty}")
+        self._train_cells = [(flow, group) for flow in FLOWS for group in FLOW_APPS[flow]
+                             if matches({"flow": flow, "apps": group}, {k: v for k, v in self.task_filter.items() if k in ("flow", "apps")})]
+        if not self._train_cells:
+            raise ValueError(f"MMToolSandbox-v0: task_filter {self.task_filter} names no flow with that app group "
+                             f"(app groups per flow: {dict(FLOW_APPS)})")
+        if self.suite != "train" and not self.task_ids():
+            raise ValueError(f"MMToolSandbox-v0: task_filter {self.task_filter} matches no scenario of suite {self.suite!r}")
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -219,6 +253,8 @@ class MMToolSandboxEnv(MMEnv):
             return list(shipped_scenario_paths())
         if self.suite == "train":
             return []
+        if self.task_filter:
+            return [e["id"] for e in pinned_suite(self.suite).entries() if matches(e, self.task_filter)]
         return pinned_suite(self.suite).ids()
 
     def load_task(self, task_id: str) -> Scenario:
@@ -253,7 +289,21 @@ class MMToolSandboxEnv(MMEnv):
         if self.suite == "train":  # a fresh generated scenario per draw, never one of the pinned suites
             from .generator.suites import train_scenario  # the generator is loaded only to make a fresh scenario
 
-            return load_scenario(train_scenario(int(rng.integers(2**31))))
+            if not self.task_filter:
+                return load_scenario(train_scenario(int(rng.integers(2**31))))
+            # the family asked of the generator directly: a (flow, app group) cell and the axes it allows
+            flow, group = self._train_cells[int(rng.integers(len(self._train_cells)))]
+            axes = {"flow": flow, "apps": group}
+            for axis in ("challenge", "arrival"):
+                if axis in self.task_filter:
+                    values = self.task_filter[axis]
+                    axes[axis] = values[int(rng.integers(len(values)))]
+            difficulty = self.task_filter.get("difficulty")
+            if isinstance(difficulty, list):
+                axes["difficulty"] = float(difficulty[int(rng.integers(len(difficulty)))])
+            elif isinstance(difficulty, dict):
+                axes["difficulty"] = round(float(rng.uniform(max(0.0, difficulty["min"]), min(1.0, difficulty["max"]))), 2)
+            return load_scenario(train_scenario(int(rng.integers(2**31)), **axes))
         return super().sample_task(rng)
 
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path | Scenario) -> Scenario:

@@ -12,6 +12,7 @@ import numpy as np
 
 from mmenvs.core import ActionError, ActionOutcome, Evaluation, ImageNotFound, MMEnv, extract_answer, extract_code, load_json, parse_tool_call
 from mmenvs.core.actions import check_argument_sizes, clip_for_log, json_size
+from mmenvs.core.families import allowed_values, check_task_filter, matches
 
 from .generators import CATEGORIES, GENERATORS, generate, sample_problem, train_params
 from .problems import LETTERS, TABLE_ORDER, Problem, answer_from_value, evaluate_expr, load_suite, load_tsv, problem_from_dict, problem_image, resolve_arguments
@@ -24,6 +25,10 @@ _TRAIN_ID = re.compile(r"^train_([a-z_]+)_(\d+)$")
 #: Parent ids one save_image call may name.
 MAX_PARENTS = 64
 _SUITES: dict[str, list[Problem]] = {}  # parsed suite files, shared by the envs of one process
+#: The answer types each generator makes (``task_filter={"answer_type": ...}`` picks generators by it;
+#: counting alternates open/choice by seed parity, see ``generators.train_params``).
+ANSWER_TYPES: dict[str, tuple[str, ...]] = {name: ("open",) if name in ("ocr", "attention_focusing") else
+                                            ("open", "choice") if name == "counting" else ("choice",) for name in CATEGORIES}
 
 
 def _suite(path: str | None, image_root: str | None = None) -> list[Problem]:
@@ -123,8 +128,10 @@ class VTCBenchEnv(MMEnv):
     answering action, else the newest image) and ``chain_metrics`` (L_T, L_e, L_G, absolute errors).
 
     ## Arguments
-    ``mode`` ("tool" | "code"), ``suite``, ``image_dir`` (for TSV suites), ``categories`` (restrict
-    the suite), ``image_root`` (a folder of your own that task files' ``image_path`` may name; by default
+    ``mode`` ("tool" | "code"), ``suite``, ``image_dir`` (for TSV suites), ``task_filter`` (a family:
+    ``{"category": ..., "answer_type": "open" | "choice"}``, see ``mmenvs.core.families``; with
+    ``suite="train"`` the generators of the family are drawn directly, by the suite's category
+    weights), ``categories`` (the older spelling of a category filter), ``image_root`` (a folder of your own that task files' ``image_path`` may name; by default
     only the registry), ``obs_size``, ``reward_mode``, ``render_mode``, ``max_steps``, ``sandbox_options``
     (keyword arguments for ``PythonSandbox`` in code mode), ``budget`` (the episode's host-side limits,
     ``mmenvs.core.budget.EpisodeBudget`` fields).
@@ -139,7 +146,7 @@ class VTCBenchEnv(MMEnv):
     max_steps = 20
 
     def __init__(self, *, mode: str = "tool", suite: str = "pinned", image_dir: str | None = None, categories: list[str] | None = None,
-                 image_root: str | None = None, **kwargs: Any) -> None:
+                 image_root: str | None = None, task_filter: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         if mode not in MODES:
             raise ValueError(f"VTCBench-v0: mode must be one of {MODES}, got {mode!r}")
         if categories is not None:
@@ -150,19 +157,40 @@ class VTCBenchEnv(MMEnv):
         self.mode = mode
         self.suite = suite
         self.categories = list(categories) if categories else None
+        self.task_filter = check_task_filter("VTCBench-v0", task_filter, {"category": list(CATEGORIES), "answer_type": ("open", "choice")})
+        if self.categories is not None:
+            self.task_filter["category"] = [c for c in self.task_filter.get("category", self.categories) if c in self.categories]
         #: A folder of the user's own whose images tasks may name (besides the registry).
         self.image_root = None if image_root is None else str(image_root)
         if suite == "train":
             self._problems: dict[str, Problem] = {}
         elif suite == "pinned" or str(suite).endswith(".jsonl"):
             problems = _suite(None if suite == "pinned" else str(suite), self.image_root)
-            self._problems = {p.id: p for p in problems if self.categories is None or p.category in self.categories}
+            self._problems = {p.id: p for p in problems if self._in_family(p)}
         elif str(suite).endswith(".tsv"):
-            self._problems = {p.id: p for p in load_tsv(suite, image_dir) if self.categories is None or p.category in self.categories}
+            self._problems = {p.id: p for p in load_tsv(suite, image_dir) if self._in_family(p)}
         else:
             raise ValueError(f"VTCBench-v0: suite must be 'pinned', 'train', a .jsonl or a .tsv path, got {suite!r}")
         self.episode = VTCEpisode()
         self._loaded_this_run: list[str] = []  # ids the running code block loaded (save_image's default parents)
+
+        self._generators = self._family_generators()
+
+    def _in_family(self, problem: Problem) -> bool:
+        return matches({"category": problem.category, "answer_type": problem.answer_type}, self.task_filter)
+
+    def _family_generators(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The generators of the family, each with the answer types it may make for it."""
+        generators = []
+        for name in allowed_values(self.task_filter["category"], CATEGORIES) if "category" in self.task_filter else list(CATEGORIES):
+            types = tuple(allowed_values(self.task_filter["answer_type"], ANSWER_TYPES[name])) if "answer_type" in self.task_filter \
+                else ANSWER_TYPES[name]
+            if types:
+                generators.append((name, types))
+        if not generators:
+            raise ValueError(f"VTCBench-v0: task_filter {self.task_filter} matches no generator (answer types per category: "
+                             f"{ {k: list(v) for k, v in ANSWER_TYPES.items()} })")
+        return generators
 
     # ------------------------------------------------------------------ tasks
     def task_ids(self) -> list[str]:
@@ -185,10 +213,15 @@ class VTCBenchEnv(MMEnv):
 
     def sample_task(self, rng: np.random.Generator) -> Problem:
         if self.suite == "train":
-            problem = sample_problem(rng)
-            while self.categories is not None and problem.category not in self.categories:
-                problem = sample_problem(rng)
-            return problem
+            if not self.task_filter:
+                return sample_problem(rng)
+            # the family's generators drawn directly (by the pinned suite's category weights), no rejection
+            weights = np.array([CATEGORIES[name] for name, _ in self._generators], dtype=float)
+            name, types = self._generators[int(rng.choice(len(self._generators), p=weights / weights.sum()))]
+            seed = int(rng.integers(1_000_000, 2**31 - 1))  # pinned seeds are small: never a pinned problem
+            if name == "counting" and len(types) == 1:  # train_params: even seeds open, odd seeds choice
+                seed += (seed % 2) != (0 if types[0] == "open" else 1)
+            return generate(name, seed, train_params(name, seed), problem_id=f"train_{name}_{seed}")
         return super().sample_task(rng)
 
     def task_metadata(self) -> dict[str, Any]:

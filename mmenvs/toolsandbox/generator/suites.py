@@ -44,8 +44,9 @@ def regenerate(entry: dict[str, Any]) -> dict[str, Any]:
                              apps=entry["apps"], difficulty=entry["difficulty"], validate=False, render=False)
 
 
-def train_scenario(seed: int, *, difficulty: float | None = None) -> dict[str, Any]:
-    """A fresh, verified scenario for training: every axis drawn from ``seed``; never a pinned one."""
+def train_scenario(seed: int, *, difficulty: float | None = None, flow: str | None = None, challenge: str | None = None,
+                   arrival: str | None = None, apps: str | None = None) -> dict[str, Any]:
+    """A fresh, verified scenario for training: every axis not given drawn from ``seed``; never a pinned one."""
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng([int(seed), 0x7EA1])
@@ -54,7 +55,7 @@ def train_scenario(seed: int, *, difficulty: float | None = None) -> dict[str, A
     for attempt in range(8):
         s = TRAIN_SEED_BASE + int(seed) * 8 + attempt
         try:
-            scenario = generate_scenario(s, difficulty=round(d, 2))
+            scenario = generate_scenario(s, difficulty=round(d, 2), flow=flow, challenge=challenge, arrival=arrival, apps=apps)
         except RuntimeError:
             continue  # a draw the oracle could not solve: take the next one of this seed's block
         if scenario["metadata"]["fingerprint"] not in pinned:
