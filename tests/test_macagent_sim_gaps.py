@@ -161,7 +161,7 @@ def test_safari_history_db_is_readable_from_the_shell_and_a_getter(b: SimBackend
                       "'select url, domain_expansion, visit_count from history_items order by id'")
     assert out.exit_code == 0, out.text
     assert out.stdout.splitlines() == ["https://www.apple.com/|apple|2", "https://www.apple.com/macos/|apple|1",
-                                       "https://nowhere.example|nowhere|1"]
+                                       "https://nowhere.example/|nowhere|1"]
     # visit_time is Core Data time: seconds since 2001-01-01 (UTC)
     out = b.run_shell("sqlite3 ~/Library/Safari/History.db \"select datetime(visit_time + 978307200, 'unixepoch'), title, "
                       "load_successful from history_visits order by visit_time, id\"")
@@ -296,3 +296,228 @@ def test_window_scripting_is_the_same_in_safari_textedit_and_terminal(b: SimBack
     assert not b.app(app).running and b.app(app).windows == []
     b.run_applescript(tell + "activate")
     assert b.app(app).running and b.desktop.active is b.app(app)
+
+
+# ----------------------------------------------------------------- gaps the public benchmark's tasks expose
+
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+
+import mmenvs  # noqa: E402,F401 - registers MacAgent-v0
+
+
+def _task(tid: str, apps: list[str], setup: list[dict], checkpoints: list[dict], solution: list[str]) -> dict:
+    return {"id": tid, "instruction": "Do it.", "category": "Productivity", "apps": apps,
+            "reference_time": "2026-04-13T09:41:00", "setup": setup, "checkpoints": checkpoints,
+            "reference_solution": solution}
+
+
+def _osa_check(name: str, script: str, expected: str) -> dict:
+    return {"name": name, "tag": "app_state", "getter": {"type": "applescript", "script": script},
+            "metric": {"type": "equals", "expected": expected}}
+
+
+@pytest.fixture()
+def env():
+    e = gym.make("MacAgent-v0")
+    yield e
+    e.close()
+
+
+def _osa(script: str) -> str:
+    return "```applescript\n" + script + "\n```"
+
+
+def _bash(command: str) -> str:
+    return "```bash\n" + command + "\n```"
+
+
+# ---------------------------------------------------------------------------------- window bounds
+
+@pytest.mark.parametrize("app,opener", [("TextEdit", 'make new document with properties {text:"hi"}'),
+                                        ("Terminal", 'do script "echo hi"'),
+                                        ("Safari", 'make new document with properties {URL:"https://www.apple.com/"}'),
+                                        ("Pages", "make new document"), ("Keynote", "make new document"),
+                                        ("Numbers", "make new document")])
+def test_set_bounds_moves_and_resizes_the_real_window(env, app: str, opener: str) -> None:
+    tell = f'tell application "{app}" to '
+    task = _task(f"gap-bounds-{app.lower()}", [app], [{"type": "applescript", "script": tell + opener}],
+                 [_osa_check("bounds", tell + "get bounds of front window", "100, 124, 900, 724")],
+                 [_osa(tell + "set bounds of front window to {100, 124, 900, 724}")])
+    obs, info = env.reset(options={"task": task})
+    assert info["score"] == 0.0
+    win = env.unwrapped.backend.app(app).windows[0]
+    before = obs["image"].copy()
+    obs, _, _, _, info = env.step(_osa(tell + "set bounds of front window to {100, 124, 900, 724}"))
+    assert info.get("action_error") is None, obs["text"]
+    assert (win.x, win.y, win.w, win.h) == (100, 124, 800, 600)  # the sim's window itself moved
+    assert not np.array_equal(obs["image"], before)  # and the screenshot shows it
+    obs, _, _, _, _ = env.step(_osa(tell + "get bounds of window 1"))
+    assert obs["text"].strip() == "100, 124, 900, 724"
+    # the top never goes under the menu bar; a window larger than the screen is fitted to it
+    env.step(_osa(tell + "set bounds of front window to {0, 0, 700, 500}"))
+    assert (win.x, win.y, win.w, win.h) == (0, 24, 700, 500)
+    env.step(_osa(tell + "set bounds of front window to {-100, 0, 100000, 90000}"))
+    sw, sh = env.unwrapped.backend.screen_size
+    assert (win.x, win.y, win.w, win.h) == (0, 24, sw, sh - 24)
+    obs, _, _, _, info = env.step(_osa(tell + "set bounds of front window to {100, 124, 900, 724}"))
+    obs, reward, terminated, _, info = env.step("DONE")
+    assert terminated and info["score"] == 1.0 and info["success"]
+
+
+@pytest.mark.parametrize("value", ["{1, 2, 3}", '{"a", 0, 10, 10}', "{0, 0, 1.0E+30, 10}", "{500, 500, 100, 100}",
+                                   "{0, 0, 99999999, 99999999}", '"wide"', "{true, 0, 10, 10}"])
+def test_bad_bounds_are_script_errors_and_leave_the_window(b: SimBackend, value: str) -> None:
+    b.run_applescript('tell application "TextEdit" to make new document')
+    (win,) = b.app("TextEdit").windows
+    before = (win.x, win.y, win.w, win.h)
+    with pytest.raises(AppleScriptError) as err:
+        b.run_applescript(f'tell application "TextEdit" to set bounds of front window to {value}')
+    assert "bounds" in str(err.value) or "bounding rectangle" in str(err.value)
+    assert (win.x, win.y, win.w, win.h) == before
+    assert b.screenshot().shape == (b.screen_size[1], b.screen_size[0], 3)
+
+
+def test_huge_bounds_keep_the_window_within_the_screen_pixels(b: SimBackend) -> None:
+    b.run_applescript('tell application "Keynote" to make new document')
+    b.run_applescript('tell application "Keynote" to set bounds of front window to {-999999, -999999, 999999, 999999}')
+    (win,) = b.app("Keynote").windows
+    sw, sh = b.screen_size
+    assert win.w <= sw and win.h <= sh and win.render(b.desktop.theme, True).shape[:2] == (win.h, win.w)
+
+
+# ------------------------------------------------------------------------------- /Users/<name>
+
+def test_the_public_tasks_fixed_home_is_the_episode_home(env) -> None:
+    path = "/Users/pipiwu/Desktop/report.txt"
+    task = _task("gap-users-home", ["Terminal", "TextEdit"], [{"type": "shell", "command": "mkdir -p ~/Desktop/out"}],
+                 [{"name": "written", "tag": "file_ops",
+                   "getter": {"type": "python", "function": "file_text", "args": {"path": path}},
+                   "metric": {"type": "equals", "expected": "42"}}],
+                 [_bash(f"echo 42 > {path}")])
+    obs, info = env.reset(options={"task": task})
+    obs, _, _, _, info = env.step(_bash("echo 42 > /Users/pipiwu/Desktop/report.txt; cat ~/Desktop/report.txt; "
+                                        "cd /Users/pipiwu/Desktop/out && touch made-here && ls ~/Desktop/out"))
+    assert obs["text"].splitlines()[:2] == ["42", "made-here"]
+    home = env.unwrapped.backend.home
+    assert (home / "Desktop" / "report.txt").read_text() == "42\n"
+    # AppleScript file paths (POSIX file, alias) name the same files
+    obs, _, _, _, info = env.step(_osa('tell application "TextEdit" to open POSIX file "/Users/pipiwu/Desktop/report.txt"'))
+    assert info.get("action_error") is None, obs["text"]
+    obs, _, _, _, _ = env.step(_osa('tell application "TextEdit" to get text of document 1'))
+    assert obs["text"].strip() == "42"
+    obs, _, _, _, _ = env.step(_osa('tell application "System Events" to exists POSIX file "/Users/pipiwu/Desktop/report.txt"'))
+    assert obs["text"].strip() == "true"
+    obs, _, _, _, _ = env.step(_osa('tell application "Pages" to save (make new document) in POSIX file "/Users/pipiwu/Documents/p.pages"'))
+    assert (home / "Documents" / "p.pages").is_file()
+    _, _, terminated, _, info = env.step("DONE")
+    assert info["score"] == 1.0
+
+
+def test_paths_escaping_the_fixed_home_stay_confined(b: SimBackend) -> None:
+    out = b.run_shell("echo x > /Users/pipiwu/../escape.txt; echo $?; ls /Users; echo y > /Users/pipiwux/a 2>/dev/null; echo $?")
+    lines = out.stdout.split()
+    assert lines[0] != "0" and lines[-1] != "0"  # /Users itself is read-only; no other user folder exists
+    assert not (b.home.parent / "escape.txt").exists()
+    for p in ("/Users/pipiwu/../../etc/passwd", "/Users/pipiwu/../user/../../../etc/hostname"):
+        with pytest.raises(AppleScriptError):
+            b.run_applescript(f'tell application "TextEdit" to open POSIX file "{p}"')
+    assert b.run_applescript('tell application "System Events" to exists POSIX file "/Users/pipiwu/../../etc/passwd"') == "false"
+    # the home's host path never shows; the alias resolves lexically inside the home
+    assert b.host_path("/Users/pipiwu/a/../b.txt") == b.home / "b.txt"
+    assert b.host_path("/Users/pipiwu/../../etc") == b.home / "etc"
+    with pytest.raises(Exception, match="outside the home"):
+        b.host_path("/Users/someone/x")
+    # a symlink in the home pointing out is not followed through the alias either
+    (b.home / "Desktop" / "link").symlink_to("/etc/passwd")
+    with pytest.raises(AppleScriptError):
+        b.run_applescript('tell application "TextEdit" to open POSIX file "/Users/pipiwu/Desktop/link"')
+
+
+# ------------------------------------------------------------------------------ tmux pane readiness
+
+_SLOW_PANE = ("tmux new-session -d -s svc \"python3 -c 'import sys; sum(range(3 * 10**7)); print(\\\"READY\\\"); "
+              "sys.stdout.flush(); print(\\\"got\\\", input()); sys.stdout.flush(); input()'\"")
+
+
+def test_a_pane_is_ready_before_the_first_action(env) -> None:
+    # the pane's program computes before it prints and reads: the setup command returns only once it
+    # waits for input, so the agent's first look and first keys reach it (no waiting in the test)
+    task = _task("gap-tmux-ready", ["Terminal"], [{"type": "shell", "command": _SLOW_PANE}],
+                 [{"name": "answered", "tag": "app_state",
+                   "getter": {"type": "shell", "command": "tmux capture-pane -p -t svc"},
+                   "metric": {"type": "contains", "expected": "got hello"}}],
+                 [_bash("tmux send-keys -t svc hello Enter")])
+    obs, info = env.reset(options={"task": task})
+    obs, _, _, _, _ = env.step(_bash("tmux capture-pane -p -t svc | grep -c READY"))
+    assert obs["text"].splitlines()[0] == "1"
+    env.step(_bash("tmux send-keys -t svc hello Enter"))
+    from _wait import wait_until
+
+    wait_until(lambda: env.unwrapped.backend.run_shell("tmux capture-pane -p -t svc").stdout,
+               check=lambda s: "got hello" in s, what="the pane's program to answer")
+    _, _, _, _, info = env.step("DONE")
+    assert info["score"] == 1.0
+
+
+def test_pane_readiness_is_bounded_and_keeps_tmux_exit_codes(b: SimBackend) -> None:
+    # a pane that computes forever: new-session still returns (after the deadline), with tmux's status
+    out = b.run_shell("export __TMUX_SETTLE_US=300000; tmux new-session -d -s spin 'while :; do :; done'; echo rc=$?")
+    assert out.stdout.strip().endswith("rc=0"), out.text
+    out = b.run_shell("tmux new-session -d -s spin 'true'; echo rc=$?")
+    assert "duplicate session: spin" in out.stderr and out.stdout.strip() == "rc=1"
+    out = b.run_shell("tmux kill-server; echo rc=$?")
+    assert out.stdout.strip() == "rc=0"
+    # a pane whose program ends at once is ready too (nothing left to wait for)
+    out = b.run_shell("tmux new-session -d -s quick 'printf done'; echo rc=$?")
+    assert out.stdout.strip() == "rc=0"
+
+
+# ------------------------------------------------------------------------------------ Safari URLs
+
+@pytest.mark.parametrize("typed,shown", [
+    ("https://example.com", "https://example.com/"),
+    ("HTTPS://Example.COM:443", "https://example.com/"),
+    ("http://Example.com:80/a/../b/./c?q=a b#Top", "http://example.com/b/c?q=a%20b#Top"),
+    ("https://bücher.example/straße", "https://xn--bcher-kva.example/stra%C3%9Fe"),
+    ("https://nowhere.example/macos", "https://nowhere.example/macos"),
+    ("https://www.apple.com/macos", "https://www.apple.com/macos/"),  # the page lives at …/macos/ (a redirect)
+    ("https://example.com:8443", "https://example.com:8443/"),
+])
+def test_safari_normalises_urls_as_safari_does(b: SimBackend, typed: str, shown: str) -> None:
+    b.run_applescript(f'tell application "Safari" to make new document with properties {{URL:"{typed}"}}')
+    assert b.run_applescript('tell application "Safari" to get URL of front document') == shown
+    assert b.run_applescript('tell application "Safari" to get URL of current tab of window 1') == shown
+    assert b.app("Safari").history[-1]["url"] == shown
+    out = b.run_shell("sqlite3 ~/Library/Safari/History.db 'select url from history_items'")
+    assert out.stdout.splitlines() == [shown]
+    b.run_applescript(f'tell application "Safari" to set URL of front document to "{typed}"')
+    assert b.run_applescript('tell application "Safari" to get URL of front document') == shown
+
+
+def test_safari_bookmarks_and_address_bar_store_normalised_urls(env) -> None:
+    task = _task("gap-safari-url", ["Safari"], [{"type": "open_app", "app": "Safari"}],
+                 [_osa_check("url", 'tell application "Safari" to get URL of front document', "https://example.com/")],
+                 [_osa('tell application "Safari" to set URL of front document to "https://EXAMPLE.com"')])
+    obs, info = env.reset(options={"task": task})
+    b = env.unwrapped.backend
+    b.hotkey("command", "l")
+    b.type_text("HTTPS://Example.com\n")
+    safari = b.app("Safari")
+    assert safari.windows[0].state["url"] == "https://example.com/"
+    safari.add_bookmark(safari.windows[0].state["url"], "Example")
+    safari.add_bookmark("HTTP://WWW.Example.com:80", "Other")
+    assert [n.url for n in safari.bookmarks.children[0].children] == ["https://example.com/", "http://www.example.com/"]
+    _, _, _, _, info = env.step("DONE")
+    assert info["score"] == 1.0
+
+
+@pytest.mark.parametrize("url", ["https://" + "a" * 9000 + ".com", "https://exa mple.com", "https://\u00ff\u0000x",
+                                 "https://xn--.com/", "javascript:alert(1)", "https://[::1", "https://a.com:99999999999/"])
+def test_odd_urls_never_raise(b: SimBackend, url: str) -> None:
+    from mmenvs.macagent.backends.sim.apps.safari import normalize_url
+
+    assert isinstance(normalize_url(url), str)
+    src = url.replace("\\", "\\\\").replace('"', '\\"').replace("\u0000", "")
+    b.run_applescript(f'tell application "Safari" to make new document with properties {{URL:"{src}"}}')
+    assert isinstance(b.run_applescript('tell application "Safari" to get URL of front document'), str)

@@ -275,8 +275,12 @@ class ShellSandbox:
         spare: bool = True,
         keep_running: tuple[str | KeptDaemon, ...] = (),
         home_bytes: int | None = None,
+        home_aliases: tuple[str, ...] = (),
     ) -> None:
         """Create the sandbox and start its shell (see the class docstring for the arguments).
+
+        ``home_aliases`` are more absolute paths (bubblewrap only) where the same home appears too, e.g.
+        the fixed ``/Users/<name>`` a task's commands were written for.
 
         ``spare`` keeps a second shell pre-started so that :meth:`reset` and restarts are instant.
         ``keep_running`` names processes (:class:`KeptDaemon`, or a name as ``/proc/<pid>/comm`` shows
@@ -307,6 +311,11 @@ class ShellSandbox:
                 raise ValueError(f"env entry {k!r}={v!r} is not a valid environment variable")
         self.isolation, self._bwrap_path, self._bwrap_flags = resolve_isolation(isolation, bwrap)
         self.home_in_sandbox = home_in_sandbox.rstrip("/") if self.isolation == "bwrap" else str(self.home)
+        for alias in home_aliases:
+            if not alias.startswith("/") or alias.rstrip("/") in ("", "/usr", "/tmp", "/proc", "/dev", "/etc") \
+                    or ".." in alias.split("/") or alias.rstrip("/") == self.home_in_sandbox:
+                raise ValueError(f"home_aliases entry {alias!r} must be an absolute path outside /usr, /tmp, /proc, /dev, /etc")
+        self.home_aliases = tuple(a.rstrip("/") for a in home_aliases) if self.isolation == "bwrap" else ()
         self.timeout = float(timeout)
         self.max_output_chars = int(max_output_chars)
         self.memory_mb = int(memory_mb)
@@ -410,7 +419,8 @@ class ShellSandbox:
             cmd = bwrap_command(
                 self._bwrap_path, argv, env=self._env(None), ro_binds=ro, full_usr=True, seccomp=sfd,
                 ro_binds_at=[(f"{self._runtime}/bin", f"{_RUN_DIR}/bin"), (f"{self._runtime}/sock", f"{_RUN_DIR}/sock")],
-                rw_binds=[(str(self.home), self.home_in_sandbox)], data_files=files,
+                rw_binds=[(str(self.home), inside) for inside in (self.home_in_sandbox, *self.home_aliases)],
+                data_files=files,
                 tmpfs_mb=self.tmpfs_mb, chdir=self.home_in_sandbox, flags=self._bwrap_flags)
             cwd = None
         else:

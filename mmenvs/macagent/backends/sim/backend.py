@@ -21,7 +21,7 @@ from . import composite
 from .apps import app_classes
 from .desktop import Desktop
 from .keys import canonical
-from .shells import ShellSessions
+from .shells import HOME_ALIASES, ShellSessions
 
 BUTTONS = ("left", "right", "middle")
 
@@ -376,6 +376,7 @@ class SimBackend(MacBackend):
 
     def host_path(self, text: str) -> Path:
         """A path the agent wrote (``/Users/user/…``, ``~/…``, ``file://…``, HFS ``Macintosh HD:…``) → host path.
+        The public tasks' fixed home (``/Users/pipiwu/…``, ``shells.HOME_ALIASES``) names the same home.
 
         Translation is lexical (``a/../b`` is collapsed as text, nothing is resolved): whether the
         path may be used — no symlink followed, regular files only — is decided when the file is
@@ -393,7 +394,7 @@ class SimBackend(MacBackend):
         ph = self.posix_home.rstrip("/")
         if t == "~" or t.startswith("~/"):
             t = ph + t[1:]
-        for prefix in (ph, str(home)):
+        for prefix in (ph, *HOME_ALIASES, str(home)):
             if t == prefix or t.startswith(prefix + "/"):
                 rel = posixpath.normpath("/" + t[len(prefix):].lstrip("/")).lstrip("/")
                 return home.joinpath(*rel.split("/")) if rel else home

@@ -14,7 +14,7 @@ from mmenvs.core.confined import ConfinedDir
 from ...applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ...applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ...applescript.system_events import HIGHLIGHT_COLORS, SystemEventsApp
-from ...applescript.values import Constant, FileRef, hfs_to_posix
+from ...applescript.values import Constant, FileRef, hfs_to_posix, source_form
 from ..base import BackendError
 from .apps.finder import KINDS, LISTING_LIMIT, check_name
 
@@ -395,6 +395,49 @@ class AppLifecycle(ScriptableAppBase):
 #: the window properties :class:`WindowScripting` answers
 WINDOW_PROPERTIES = frozenset({"name", "index", "id", "bounds"})
 
+#: how far a window may be moved off the screen: macOS keeps this much of it (and its title bar) reachable
+_KEEP_ON_SCREEN = 60
+#: the largest coordinate a script may give (far beyond any screen; a bigger number is a mistake, not a place)
+_MAX_COORD = 1_000_000
+
+
+def window_bounds(win: Any) -> list[int]:
+    """A window's ``bounds``: {left, top, right, bottom} in screen points (top-left origin)."""
+    return [win.x, win.y, win.x + win.w, win.y + win.h]
+
+
+def set_window_bounds(win: Any, value: Any, what: str) -> None:
+    """``set bounds of window … to {left, top, right, bottom}``, as macOS places the window: the size is
+    kept between the window's minimum size and the screen (below the menu bar), the top never goes
+    above the menu bar and some of the window stays on screen. ``what`` names the window in errors.
+    Anything but four numbers is the error AppleScript gives (-1700), never a Python exception; the
+    window's pixels stay within the screen's, whatever the numbers."""
+    from .desktop import MENUBAR_H
+
+    nums = value if isinstance(value, list) else None
+    if nums is None or len(nums) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in nums):
+        raise AppleScriptError(f"Can’t make {source_form(value)[:200]} into type bounding rectangle: bounds are "
+                               "{left, top, right, bottom}, four numbers.", -1700)
+    if not all(abs(v) <= _MAX_COORD for v in nums):  # also catches inf and nan
+        raise AppleScriptError(f"Can’t set bounds of {what}: {source_form(value)[:200]} is off any screen "
+                               f"(coordinates are within ±{_MAX_COORD}).", -10003)
+    left, top, right, bottom = (int(round(v)) for v in nums)
+    if right <= left or bottom <= top:
+        raise AppleScriptError(f"Can’t set bounds of {what} to {{{left}, {top}, {right}, {bottom}}}: the right edge must "
+                               "be right of the left edge and the bottom below the top.", -10003)
+    sw, sh = win.desktop.screen_size
+    mw, mh = win.min_size
+    w = max(min(right - left, sw), min(mw, sw))
+    h = max(min(bottom - top, sh - MENUBAR_H), min(mh, sh - MENUBAR_H))
+    # a window asked to be larger than the screen is fitted to it; otherwise it goes where it was asked,
+    # with at least _KEEP_ON_SCREEN points of it left on the screen
+    x = 0 if right - left > sw else max(_KEEP_ON_SCREEN - w, min(left, sw - _KEEP_ON_SCREEN))
+    y = MENUBAR_H if bottom - top > sh - MENUBAR_H else max(MENUBAR_H, min(top, sh - _KEEP_ON_SCREEN))
+    win.x, win.y, win.w, win.h = x, y, w, h
+    win.zoomed_from = None
+    win.touch()
+    win.desktop.gen += 1
+
 
 class WindowScripting(AppLifecycle):
     """The window part of a document app's dictionary (Safari, TextEdit, Terminal): the app's
@@ -434,8 +477,14 @@ class WindowScripting(AppLifecycle):
                 return self.app.windows.index(w) + 1
             if prop == "id":
                 return w.id
-            return [w.x, w.y, w.x + w.w, w.y + w.h]
+            return window_bounds(w)
         return super().get_property(obj, prop)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "window" and prop == "bounds":
+            set_window_bounds(self.window(obj), value, self.describe(obj))
+            return
+        super().set_property(obj, prop, value)
 
 
 class TerminalScripting(WindowScripting):

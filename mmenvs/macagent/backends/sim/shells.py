@@ -17,6 +17,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .backend import SimBackend
 
 SHELLS = ("main", "aux")
+#: other paths of the home: the fixed home of the user MacAgentBench's public tasks and harness were
+#: written for (its guest's user is ``pipiwu``), so a command or script naming ``/Users/pipiwu/…`` works
+#: on the episode home as it does on the benchmark's Mac. The sim's own user stays ``user``.
+HOME_ALIASES = ("/Users/pipiwu",)
 
 
 class ShellSessions:
@@ -119,7 +123,7 @@ class ShellSessions:
             cmds = host_commands(backend)
             try:
                 sh = ShellSandbox(backend.home, timeout=backend.shell_timeout, max_output_chars=backend.max_output_chars,
-                                  host_commands=cmds, home_in_sandbox="/Users/user",
+                                  host_commands=cmds, home_in_sandbox="/Users/user", home_aliases=HOME_ALIASES,
                                   env={"TERM": "xterm-256color", "USER": "user"}, keep_running=shell_daemons(),
                                   home_bytes=backend.budget.home_bytes, tmpfs_mb=max(1, backend.budget.tmpfs_bytes >> 20))
             except Exception as e:  # noqa: BLE001 - surfaced to the caller as a backend error with the cause

@@ -32,7 +32,7 @@ from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScr
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ....applescript.values import Constant, FileRef
 from ..menus import MenuItem, sep
-from ..scripting import path_text
+from ..scripting import path_text, set_window_bounds, window_bounds
 from ..theme import font as ui_font
 from ..widgets import Box, Button, Custom, Label, Segmented, Widget
 from ..window import Window
@@ -908,7 +908,7 @@ class IWorkScripting(ScriptableAppBase):
             if prop == "document":
                 return ObjectRef("document", w.doc.id)
             if prop == "bounds":
-                return [w.x, w.y, w.x + w.w, w.y + w.h]
+                return window_bounds(w)
             if prop == "id":
                 return w.id
             return super().get_property(obj, prop)
@@ -930,6 +930,9 @@ class IWorkScripting(ScriptableAppBase):
         return self.get_extra(obj, prop)
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "window" and prop == "bounds":
+            set_window_bounds(self._window(obj), value, self.describe(obj))
+            return
         if obj is not None and obj.cls == "document" and prop in ("name", "id", "modified", "file"):
             raise AppleScriptError(f"Can’t set {prop} of {self.describe(obj)} to {self._show(value)}: it is read-only.", -10006)
         self.set_extra(obj, prop, value)

@@ -20,7 +20,7 @@ from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScr
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
 from ....applescript.values import Constant, FileRef, coerce, hfs_to_posix
 from ..menus import MenuItem, sep
-from ..scripting import path_text
+from ..scripting import path_text, set_window_bounds, window_bounds
 from ..theme import font, text_width
 from ..widgets import Box, Button, Custom, Editor, Label, MouseEvent, Segmented, TextField, Widget
 from ..window import Window, alert, text_prompt
@@ -235,7 +235,7 @@ class NumbersScripting(ScriptableAppBase):
             if prop == "id":
                 return w.id
             if prop == "bounds":
-                return [w.x, w.y, w.x + w.w, w.y + w.h]
+                return window_bounds(w)
         elif cls == "document":
             d = self._doc(obj)
             if prop == "name":
@@ -319,6 +319,9 @@ class NumbersScripting(ScriptableAppBase):
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
         if obj is None:
             return super().set_property(obj, prop, value)
+        if obj.cls == "window" and prop == "bounds":
+            set_window_bounds(self._window(obj), value, self.describe(obj))
+            return
         try:
             if obj.cls == "document" and prop == "active sheet":
                 d = self._doc(obj)

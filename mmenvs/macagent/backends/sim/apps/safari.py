@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote_plus, unquote_plus, urlparse
+from urllib.parse import quote_plus, unquote, unquote_plus, urlparse
 
 from ....applescript.errors import ERR_APP_GENERIC, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, Terminology
@@ -153,7 +153,94 @@ def parse_page(url: str, source: str) -> Page:
 
 
 def _host(url: str) -> str:
-    return urlparse(url).netloc or url
+    try:
+        return urlparse(url).netloc or url
+    except ValueError:  # e.g. an unclosed IPv6 bracket: no host to name
+        return url
+
+
+_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+# what WebKit leaves unescaped in a path / query (everything else, spaces and non-ASCII, is %-encoded)
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
+_QUERY_SAFE = _PATH_SAFE + "?"
+_MAX_URL = 8192  # a longer address is kept as typed (Safari shows it, the sim does not rewrite it)
+
+
+def _remove_dot_segments(path: str) -> str:
+    out: list[str] = []
+    segs = path.split("/")
+    for i, seg in enumerate(segs):
+        last = i == len(segs) - 1
+        if seg in (".", "%2e", "%2E"):
+            if last:
+                out.append("")
+            continue
+        if seg.lower() in ("..", ".%2e", "%2e.", "%2e%2e"):
+            if len(out) > 1:
+                out.pop()
+            if last:
+                out.append("")
+            continue
+        out.append(seg)
+    text = "/".join(out)
+    return text if text.startswith("/") else "/" + text
+
+
+def normalize_url(url: str) -> str:
+    """``url`` as Safari shows and stores it (WebKit follows the WHATWG URL standard): for http(s) and
+    the other web schemes the scheme and host are lowercased (an international host becomes its
+    punycode form), the default port is dropped, an empty path becomes ``/`` (``https://example.com`` →
+    ``https://example.com/``), ``.``/``..`` segments are resolved, and spaces and non-ASCII characters
+    in the path and query are %-encoded. ``file:`` URLs get the same path treatment; anything else
+    (``about:blank``, ``favorites://``, text that is no URL) is left as it is."""
+    from urllib.parse import quote
+
+    if len(url) > _MAX_URL:
+        return url
+    m = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$", url.strip(), re.S)
+    if m is None:
+        return url
+    scheme, rest = m.group(1).lower(), m.group(2)
+    if scheme not in _DEFAULT_PORTS and scheme != "file":
+        return url
+    rest = rest.replace("\\", "/")
+    fragment = None
+    if "#" in rest:
+        rest, fragment = rest.split("#", 1)
+    query = None
+    if "?" in rest:
+        rest, query = rest.split("?", 1)
+    if not rest.startswith("//"):
+        if scheme == "file":
+            rest = "//" + rest if rest.startswith("/") else "///" + rest
+        else:  # "https:example.com" is read as "https://example.com"
+            rest = "//" + rest.lstrip("/")
+    auth, _, path = rest[2:].lstrip("/" if scheme != "file" else "").partition("/")
+    path = "/" + path
+    userinfo, at, hostport = auth.rpartition("@")
+    host, port = hostport, ""
+    pm = re.match(r"^(\[[^\]]*\]|[^:]*)(?::(\d*))?$", hostport)
+    if pm is not None:
+        host, port = pm.group(1), pm.group(2) or ""
+    host = host.lower()
+    if host and not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return url  # no valid international name: Safari would not load it; keep what was typed
+    if port:
+        port = str(int(port)) if len(port) <= 5 else port
+        if _DEFAULT_PORTS.get(scheme) == port:
+            port = ""
+    if scheme != "file" and not host:
+        return url
+    path = quote(_remove_dot_segments(path), safe=_PATH_SAFE)
+    out = f"{scheme}://" + (userinfo + at if at else "") + host + (":" + port if port else "") + path
+    if query is not None:
+        out += "?" + quote(query, safe=_QUERY_SAFE)
+    if fragment is not None:
+        out += "#" + quote(fragment, safe=_QUERY_SAFE + "#")
+    return out
 
 
 # ------------------------------------------------------------------------------------ bookmarks
@@ -209,7 +296,10 @@ class SafariApp(App):
 
     def _lookup(self, url: str) -> tuple[str, str] | None:
         cands = [url]
-        u = urlparse(url)
+        try:
+            u = urlparse(url)
+        except ValueError:  # no URL Python can split (``https://[::1``): only the exact text can match
+            u = urlparse("")
         if u.scheme in ("http", "https"):
             other = "http" if u.scheme == "https" else "https"
             hosts = [u.netloc]
@@ -228,6 +318,10 @@ class SafariApp(App):
         if url == START_PAGE:
             return Page(url, "Start Page", [Block("h1", [("Favourites", None)])] +
                         [Block("li", [(b.title, b.url)]) for b in self.bookmarks.children[0].children if not b.is_folder], "")
+        try:
+            urlparse(url).hostname  # noqa: B018 - raises for what no browser can parse (``https://[::1``)
+        except ValueError:
+            return self._error_page(url, f"Safari can’t open the page “{url[:200]}” because the address isn’t valid.")
         found = self._lookup(url)
         if found is not None:
             return parse_page(found[0], found[1])
@@ -239,7 +333,7 @@ class SafariApp(App):
                 body = f"<title>{html_mod.escape(name)}</title><pre>{html_mod.escape(body)}</pre>"
             return parse_page(url, body)
         if url.startswith("file://"):
-            path = self.desktop.backend.host_path(unquote_plus(url[7:]))
+            path = self.desktop.backend.host_path(unquote(url[7:].split('?', 1)[0].split('#', 1)[0]))
             try:  # through the layer: a symlink, FIFO, folder or oversized file is an error page, never followed
                 return parse_page(url, read_text(self.desktop.home_files, path, limit=MAX_TEXT_BYTES))
             except ConfinementError as e:
@@ -272,7 +366,8 @@ class SafariApp(App):
         return Page(url, f"{query} - Google Search", blocks, "")
 
     def navigate(self, win: Window, url: str, record: bool = True) -> Page:
-        page = self.fetch(url)
+        page = self.fetch(normalize_url(url))
+        page.url = normalize_url(page.url)  # as Safari shows it: the address bar, URL of document, history
         st = win.state
         if record:
             st["back"] = st["back"] + ([st["url"]] if st["url"] else [])
@@ -340,7 +435,7 @@ class SafariApp(App):
         raise ValueError(f"Safari has no bookmark folder {path!r}")
 
     def add_bookmark(self, url: str, title: str, folder: str = "Favorites") -> None:
-        self.find_folder(folder).children.append(Bookmark(title, url))
+        self.find_folder(folder).children.append(Bookmark(title, normalize_url(url)))
         self.bookmarks_changed()
 
     def add_folder(self, title: str, parent: str | None = None) -> Bookmark:
@@ -774,7 +869,10 @@ def domain_expansion(url: str) -> str | None:
     """The ``domain_expansion`` Safari stores: the host without ``www.`` and its public suffix
     (``https://www.apple.com/macos`` → ``apple``, ``en.wikipedia.org`` → ``en.wikipedia``); ``None``
     for hosts without a suffix (file URLs, localhost, IP addresses)."""
-    host = (urlparse(url).hostname or "").lower()
+    try:
+        host = (urlparse(url).hostname or "").lower()
+    except ValueError:  # an address Python cannot split has no domain to expand
+        return None
     if host.startswith("www."):
         host = host[4:]
     if "." not in host or host.replace(".", "").isdigit():

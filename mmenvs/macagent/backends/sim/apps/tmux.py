@@ -25,10 +25,54 @@ from .base import App
 # blank rows dropped) and tmux's detach message; errors are tmux's own ("no sessions", "can't find
 # session: x"). Global options before the command (-L, -S, …) go to the real tmux untouched.
 _SHELL_INIT = r"""export TMUX_TMPDIR="$HOME/Library"
+__tmux_pane_pids() { command tmux list-panes -a -F '#{pane_id}:#{pane_pid}' 2>/dev/null; }
+__tmux_settle() {
+  # $@: pane pids. Returns once no process of those panes is running (state R) or in disk wait (D)
+  # on two samples in a row: the panes' programs are waiting for input (or sleeping, or gone).
+  # Bounded: after __TMUX_SETTLE_US microseconds it returns anyway (a pane that computes forever).
+  local __end=$(( ${EPOCHREALTIME/./} + ${__TMUX_SETTLE_US:-5000000} )) __idle=0 __f __l __r __p __a __d __busy
+  local -A __par __st
+  while (( ${EPOCHREALTIME/./} < __end )); do
+    __par=() __st=() __busy=0
+    for __f in /proc/[0-9]*/stat; do
+      IFS= read -r __l 2>/dev/null < "$__f" || continue
+      __r=${__l##*) }; __p=${__f#/proc/}; __p=${__p%/stat}
+      __st[$__p]=${__r%% *}; __r=${__r#* }; __par[$__p]=${__r%% *}
+    done
+    for __p in "${!__st[@]}"; do
+      [[ ${__st[$__p]} == [RD] ]] || continue
+      __a=$__p
+      for (( __d = 0; __d < 64 && __a > 1; __d++ )); do
+        case " $* " in *" $__a "*) __busy=1; break ;; esac
+        __a=${__par[$__a]:-0}
+      done
+      (( __busy )) && break
+    done
+    if (( __busy )); then __idle=0; else (( ++__idle >= 2 )) && return 0; fi
+    sleep 0.02
+  done
+  return 0
+}
 tmux() {
   case "${1-}" in
     attach|attach-session|a|at|att|atta|attac) ;;
-    *) command tmux "$@"; return ;;
+    *)
+      # a command that starts panes returns once their programs are ready for input, as a person at
+      # a Mac would wait to see the prompt before typing (send-keys right after new-session otherwise
+      # races the pane's program starting)
+      local __w __mk=0 __before __after __rc __pids=()
+      for __w in "$@"; do
+        case "$__w" in new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw) __mk=1 ;; esac
+      done
+      (( __mk )) || { command tmux "$@"; return; }
+      __before=$(__tmux_pane_pids)
+      command tmux "$@"; __rc=$?
+      __after=$(__tmux_pane_pids)
+      for __w in $__after; do
+        case $'\n'"$__before"$'\n' in *$'\n'"$__w"$'\n'*) ;; *) __pids+=("${__w#*:}") ;; esac
+      done
+      (( ${#__pids[@]} )) && __tmux_settle "${__pids[@]}"
+      return $__rc ;;
   esac
   shift
   local __o __t="" OPTIND=1 OPTARG
