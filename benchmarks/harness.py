@@ -172,9 +172,10 @@ def run(env_ids: Sequence[str] | None = None, *, workloads: bool = True, timeout
 
 #: Workload modules outside the env packages, with the env whose step each wraps: the LLM harness's own
 #: overhead per step, measured around MacAgent's 1280x800 screenshot step; Ray's episode throughput
-#: (DebugEcho episodes); the serve path's overhead per step and sessions per core (VTCBench sessions).
+#: (DebugEcho episodes); the serve path's overhead per step and sessions per core (VTCBench sessions);
+#: the RL training throughput rows (MacAgent's action menu, MMToolSandbox resets, SubprocVecEnv scaling).
 HARNESS_WORKLOADS = {"mmenvs.baselines.llm.bench": "MacAgent-v0", "mmenvs.distributed.bench": "DebugEcho-v0",
-                     "mmenvs.serve.bench": "DebugEcho-v0"}
+                     "mmenvs.serve.bench": "DebugEcho-v0", "mmenvs.wrappers.bench": "MacAgent-v0"}
 
 
 def harness_workloads_for(env_ids: Sequence[str] | None) -> list[str]:

@@ -1,0 +1,139 @@
+"""``mmenvs bench`` rows: throughput for RL training (issue 19's targets), measured here.
+
+- MacAgent random-policy steps through :class:`~mmenvs.wrappers.mac_menu.MacAgentMenu` at
+  ``obs_size=(128, 128)``: steps per CPU-second of this process (≈ steps/s per core; target ≥ 500).
+- MMToolSandbox reset of a pinned scenario not seen before in the process, with its images drawn
+  (disk cache off) and decoded from the disk cache (target ≤ 20 ms).
+- Two SubprocVecEnv workers against one, stepping the same MacAgent menu env (target ≥ 1.7× on a
+  2-core machine): total steps/s of each.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+MENU_STEPS = 300
+VEC_STEPS = 120
+MMTS_SCENARIOS = 12
+
+
+def _mac_menu_env() -> Any:
+    import gymnasium as gym
+
+    import mmenvs  # noqa: F401  (registers the ids)
+    from mmenvs.wrappers.mac_menu import MacAgentMenu
+
+    return MacAgentMenu(gym.make("MacAgent-v0", obs_size=(128, 128)))
+
+
+def _random_menu_steps(env: Any, steps: int, seed: int = 0) -> tuple[list[float], float]:
+    """Milliseconds per step (resets excluded) and CPU seconds of this process for ``steps`` masked random steps."""
+    rng = np.random.default_rng(seed)
+    _obs, info = env.reset(seed=seed)
+    samples: list[float] = []
+    cpu = 0.0
+    for _ in range(steps):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        start, start_cpu = time.perf_counter(), time.process_time()
+        _obs, _r, terminated, truncated, info = env.step(action)
+        samples.append((time.perf_counter() - start) * 1000.0)
+        cpu += time.process_time() - start_cpu
+        if terminated or truncated:
+            _obs, info = env.reset()
+    return samples, cpu
+
+
+def _menu_row() -> dict[str, Any]:
+    from mmenvs.benchmarks.harness import peak_rss_mb, timing_row
+
+    env = _mac_menu_env()
+    try:
+        samples, cpu = _random_menu_steps(env, MENU_STEPS)
+    finally:
+        env.close()
+    per_core = MENU_STEPS / cpu if cpu > 0 else float("nan")  # the sim runs in this process (its shells are idle)
+    return timing_row("rl: MacAgent random policy through MacAgentMenu, obs 128x128", samples,
+                      per_s=per_core, peak_rss_mb=peak_rss_mb(),
+                      note=f"{per_core:.0f} steps per CPU-second (target >= 500/core)")
+
+
+def _mmts_reset_ms(disk_cache: str) -> list[float]:
+    """Reset latency of pinned scenarios new to a fresh env, with ``MMENVS_CACHE_DIR=disk_cache``."""
+    import gymnasium as gym
+
+    import mmenvs  # noqa: F401
+    from mmenvs.toolsandbox import images
+
+    before = os.environ.get("MMENVS_CACHE_DIR")
+    os.environ["MMENVS_CACHE_DIR"] = disk_cache
+    images._disk = None  # the disk cache is opened under the root just set
+    try:
+        env = gym.make("MMToolSandbox-v0")
+        ids = env.unwrapped.task_ids()[-MMTS_SCENARIOS:]
+        if disk_cache != "off":  # fill the disk cache in a first pass, as an earlier process would have
+            for task_id in ids:
+                env.reset(options={"task_id": task_id})
+        samples = []
+        for task_id in ids:
+            env.unwrapped._scenarios.clear()  # a scenario new to the env: parsed and its images loaded again
+            images.clear_cache()
+            start = time.perf_counter()
+            env.reset(options={"task_id": task_id})
+            samples.append((time.perf_counter() - start) * 1000.0)
+        env.close()
+        return samples
+    finally:
+        if before is None:
+            os.environ.pop("MMENVS_CACHE_DIR", None)
+        else:
+            os.environ["MMENVS_CACHE_DIR"] = before
+        images._disk = None
+
+
+def _mmts_rows() -> list[dict[str, Any]]:
+    import tempfile
+
+    from mmenvs.benchmarks.harness import timing_row
+
+    drawn = _mmts_reset_ms("off")
+    with tempfile.TemporaryDirectory(prefix="mmenvs-bench-cache-") as cache:
+        cached = _mmts_reset_ms(cache)
+    ratio = float(np.median(cached) / np.median(drawn))
+    return [timing_row("rl: MMToolSandbox reset of a new pinned scenario, images from the disk cache", cached,
+                       peer="images drawn (cache off)", ratio=ratio,
+                       note=f"drawn: median {np.median(drawn):.1f} ms (target <= 20 ms)")]
+
+
+def _vec_steps_per_s(workers: int) -> float:
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    vec = SubprocVecEnv([_mac_menu_env for _ in range(workers)])
+    try:
+        vec.seed(0)
+        vec.reset()
+        rng = np.random.default_rng(0)
+        start = time.perf_counter()
+        for _ in range(VEC_STEPS):
+            masks = np.stack(vec.env_method("action_masks"))
+            vec.step_async(np.array([int(rng.choice(np.flatnonzero(m))) for m in masks]))
+            vec.step_wait()
+        return workers * VEC_STEPS / (time.perf_counter() - start)
+    finally:
+        vec.close()
+
+
+def _vec_row() -> dict[str, Any]:
+    one = _vec_steps_per_s(1)
+    two = _vec_steps_per_s(2)
+    return {"name": "rl: SubprocVecEnv, 2 MacAgentMenu workers against 1", "per_s": two,
+            "peer": "1 worker", "ratio": two / one,
+            "note": f"steps/s: 2 workers {two:.0f}, 1 worker {one:.0f}; speed-up {two / one:.2f}x (target >= 1.7x on 2 cores)"}
+
+
+def workloads() -> list[dict[str, Any]]:
+    """The three training-throughput rows."""
+    return [_menu_row(), *_mmts_rows(), _vec_row()]
