@@ -46,6 +46,10 @@ CLI_MODULES: dict[str, str] = {
     "gifgrep": "gifgrep_cli:GifgrepTool",
     "songsee": "songsee_cli:SongseeTool",
     "himalaya": "himalaya_cli:HimalayaTool",
+    "remindctl": "remindctl_cli:RemindctlTool",
+    "memo": "memo_cli:MemoTool",
+    "obsidian-cli": "obsidian_cli:ObsidianCliTool",
+    "clawhub": "clawhub_cli:ClawHubTool",
 }
 CLI_APPS: tuple[str, ...] = tuple(CLI_MODULES)
 
