@@ -206,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_train_parser(commands)  # `mmenvs train ID --algo ppo ...`: SB3 training + held-out evaluation (baselines/rl/)
 
+    from mmenvs.macagent.backends.vm.cli import add_parser as add_vm_parser
+
+    add_vm_parser(commands)  # `mmenvs vm build-test-guest`, ...: the VM backend's guests (macagent/backends/vm/cli.py)
+
     bench = commands.add_parser("bench", help="latency, throughput and memory of every env and workload")
     bench.add_argument("env_ids", nargs="*")
     bench.add_argument("--no-workloads", action="store_true", help="only the generic env rows")

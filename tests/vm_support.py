@@ -32,6 +32,7 @@ import fcntl
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -72,6 +73,38 @@ def _parent_death_signal() -> None:
     except Exception:  # noqa: BLE001 - best effort; stop() and atexit still clean up
         pass
     os.setsid()
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` loopback ports nobody listens on now (the kernel picks them; held open together so they differ)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def free_display(first: int = 300, last: int = 900) -> int:
+    """An X display number no X server on the host network uses: guests share the host's network namespace,
+    where each X server binds the abstract socket ``@/tmp/.X11-unix/X<n>``; a number whose socket this
+    process can bind is free."""
+    start = first + os.getpid() % (last - first)
+    for offset in range(last - first):
+        number = first + (start - first + offset) % (last - first)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(f"\0/tmp/.X11-unix/X{number}")
+            return number
+        except OSError:
+            continue
+        finally:
+            sock.close()
+    raise AssertionError(f"no free X display number in {first}..{last}")
 
 
 class Daemon:
