@@ -38,5 +38,7 @@ if [ -n "$missing" ]; then
 fi
 
 python3 -m pip install --quiet --upgrade pip
+# torch first, the CPU build: the rl extra (stable-baselines3) would otherwise pull the 5.9 GB CUDA wheel
+python3 -m pip install --quiet torch==2.13.0
 python3 -m pip install --quiet -e ".[$EXTRAS]"
 echo "mmenvs installed: $(python3 -c 'import mmenvs; print(", ".join(mmenvs.ENV_IDS))')"

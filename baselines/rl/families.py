@@ -124,6 +124,7 @@ class Family:
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)  # both streams (max_steps, mode, …)
     task_key: str | None = None  # observation key holding the task text (image+text), else the reset text
     text_dim: int = 256
+    algo_kwargs: Mapping[str, Any] = field(default_factory=dict)  # SB3 arguments tuned for the family (over train.ALGO_DEFAULTS)
 
     def make(self, *, split: str, obs_size: tuple[int, int] | None = None, extra: Mapping[str, Any] | None = None) -> gym.Env:
         """The wrapped env of ``split`` ("train" or "eval"): menu actions, SB3 observations."""
@@ -187,7 +188,8 @@ FAMILIES: dict[str, dict[str, Family]] = {
             env_id="DebugEcho-v0", name="cards",
             description="read the word on a card: train on fresh backgrounds, evaluate on the 12 pinned cards",
             task_filter={}, train_kwargs={"suite": "train"}, eval_kwargs={"suite": "pinned"},
-            heldout="DebugEcho-v0 pinned suite (registry/debug/tasks.json)", menu=_echo_menu, obs_size=(40, 80)),
+            heldout="DebugEcho-v0 pinned suite (registry/debug/tasks.json)", menu=_echo_menu, obs_size=(40, 80),
+            algo_kwargs={"learning_rate": 1e-3, "n_epochs": 8}),
     },
     "VTCBench-v0": {
         "shapes": Family(

@@ -262,7 +262,8 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
     vec_env = SubprocVecEnv(factories) if vec == "subproc" and n_envs > 1 else DummyVecEnv(factories)
     started = time.monotonic()
     try:
-        kwargs = {**ALGO_DEFAULTS[algo], **(algo_kwargs or {})}
+        tuned = {k: v for k, v in chosen.algo_kwargs.items() if algo != "dqn" or k != "n_epochs"}
+        kwargs = {**ALGO_DEFAULTS[algo], **tuned, **(algo_kwargs or {})}
         policy = _policy_for(vec_env.observation_space)
         if algo == "ppo":
             from stable_baselines3 import PPO as Algorithm
@@ -303,7 +304,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
         eval_env.close()
     result = {
         "env_id": env_id, "family": chosen.name, "description": chosen.description, "algo": algo, "steps": steps,
-        "n_envs": n_envs, "seed": seed, "policy": policy, "obs_size": list(size or chosen.obs_size),
+        "n_envs": n_envs, "seed": seed, "policy": policy, "algo_kwargs": _jsonable(kwargs), "obs_size": list(size or chosen.obs_size),
         "task_filter": _jsonable(chosen.task_filter), "menu": chosen.menu_doc(),
         "trained": summary([r["score"] for r in trained]), "random": summary([r["score"] for r in random_]),
         "heldout_suite": {"name": chosen.heldout, "kwargs": _jsonable(chosen.eval_kwargs), "task_ids": list(task_ids),
