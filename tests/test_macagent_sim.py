@@ -394,7 +394,8 @@ def test_reset_clears_everything(b: SimBackend, tmp_path: Path) -> None:
     b.reset(now=datetime(2026, 5, 1, 8, 0), home=b.home)
     assert b.app("Notes").notes() == []
     assert b.app("System Settings").dark_mode is False
-    assert sorted(p.name for p in b.home.iterdir()) == [".Trash", "Desktop", "Documents", "Downloads", "Library"]
+    # .openclaw holds the skill library (~/.openclaw/skills/<name>/SKILL.md), written afresh at every reset
+    assert sorted(p.name for p in b.home.iterdir()) == [".Trash", ".openclaw", "Desktop", "Documents", "Downloads", "Library"]
     assert list((b.home / "Desktop").iterdir()) == []
     assert b.desktop.clipboard.text == "" and b.app("Safari").windows == []
     assert 'value="Fri May 1  8:00 AM"' in b.accessibility_tree()

@@ -428,8 +428,10 @@ def pyautogui_lines(shim_class: type) -> list[str]:
     return lines
 
 
-def describe(framework: str | None, shim_class: type, screen_size: tuple[int, int]) -> str:
-    """The action grammar of ``framework`` (None: everything the parser accepts) as prompt text."""
+def describe(framework: str | None, shim_class: type, screen_size: tuple[int, int], skills: Sequence[Any] = ()) -> str:
+    """The action grammar of ``framework`` (None: everything the parser accepts) as prompt text. For
+    "hybrid" it ends with the skill library the desktop ships (``skills``: :class:`~mmenvs.macagent.skills.Skill`
+    objects), listed as OpenClaw lists them."""
     width, height = screen_size
     screen = f"The screen is {width}x{height} pixels; (0, 0) is the top-left corner, x grows rightwards, y downwards."
     controls = "\n".join(f"- {word}: {meaning}" for word, meaning in CONTROL_WORDS.items())
@@ -446,7 +448,11 @@ def describe(framework: str | None, shim_class: type, screen_size: tuple[int, in
         return f"{screen}\nReply with exactly one of:\n{pyautogui}\nor one of these words alone:\n{controls}"
     code = (f"- A ```bash block: {FENCES['bash']}.\n- An ```applescript block: {FENCES['applescript']}.")
     if framework == "hybrid":
-        return f"{screen}\nReply with exactly one of:\n{pyautogui}\n{code}\nor one of these words alone:\n{controls}"
+        from mmenvs.macagent.skills import describe_skills
+
+        listed = describe_skills(tuple(skills))
+        return (f"{screen}\nReply with exactly one of:\n{pyautogui}\n{code}\nor one of these words alone:\n{controls}"
+                + (f"\n{listed}" if listed else ""))
     if framework is not None:
         raise ValueError(f"MacAgent-v0: framework must be one of {FRAMEWORKS} (or None: everything), got {framework!r}")
     from mmenvs.macagent.actions import VERB_PARAMS  # the parser's computer_13 table

@@ -159,7 +159,9 @@ class MacAgentEnv(MMEnv):
         self._cache: dict[str, MacTask] = {}
         self.set_task_filter(task_filter)
         tune_allocator()  # frames and layers are megabytes each: keep them out of glibc's heap
-        self.backend = self._make_backend(backend, screen_size)
+        # backend="vm": vm_image=, vm_os=, vm_key_path=, vm_docker_url=, … and pool_size= (backends/vm, docs/vm.md)
+        vm_options = {k: kwargs.pop(k) for k in [k for k in kwargs if k.startswith("vm_") or k == "pool_size"]}
+        self.backend = self._make_backend(backend, screen_size, vm_options, float(shell_timeout))
         self._home_dir = Path(tempfile.mkdtemp(prefix="mmenvs-mac-"))
         # an env that is dropped without close() still removes its temp home (at collection or exit)
         self._remove_home_dir = weakref.finalize(self, shutil.rmtree, str(self._home_dir), True)
@@ -182,13 +184,20 @@ class MacAgentEnv(MMEnv):
             raise
 
     @staticmethod
-    def _make_backend(backend: Any, screen_size: tuple[int, int]) -> MacBackend:
+    def _make_backend(backend: Any, screen_size: tuple[int, int], vm_options: Mapping[str, Any] | None = None,
+                      shell_timeout: float = 10.0) -> MacBackend:
+        if vm_options and backend != "vm":
+            raise ValueError(f"MacAgent-v0: {', '.join(sorted(vm_options))} only apply with backend='vm' (got backend={backend!r})")
         if backend == "sim":
             from mmenvs.macagent.backends.sim import SimBackend
 
             return SimBackend(screen_size=tuple(screen_size))
+        if backend == "vm":
+            from mmenvs.macagent.backends.vm import VMBackend
+
+            return VMBackend.from_env_kwargs(vm_options or {}, screen_size=tuple(screen_size), shell_timeout=shell_timeout)
         if isinstance(backend, str):
-            raise ValueError(f"MacAgent-v0: backend must be 'sim', a MacBackend or a factory; got {backend!r}")
+            raise ValueError(f"MacAgent-v0: backend must be 'sim', 'vm', a MacBackend or a factory; got {backend!r}")
         made = backend() if callable(backend) and not isinstance(backend, MacBackend) else backend
         if not isinstance(made, MacBackend):
             raise ValueError(f"MacAgent-v0: {type(made).__name__} does not implement the MacBackend interface "
@@ -274,6 +283,9 @@ class MacAgentEnv(MMEnv):
             self.backend.set_web_pages(task.web_pages)
         except BackendError as exc:
             raise TaskSetupError(f"{task.source}: task {task.id!r} serves web pages: {exc}") from None
+        refuse = getattr(self.backend, "refuse_task", None)  # a VM guest that cannot run the task says why
+        if refuse is not None:
+            refuse(task)
         self.backend.reset(now=task.reference_time, home=self._home)
         self.shim.reset()
         run_setup(task, self._ctx)
@@ -294,7 +306,7 @@ class MacAgentEnv(MMEnv):
             if parsed.word == "WAIT":
                 if self.backend.simulated_clock:  # a real desktop's clock moves by itself
                     self.backend.advance_time(WAIT_SECONDS)
-                    self.screen.invalidate()  # the menu-bar clock and running timers moved
+                self.screen.invalidate()  # the clock and running timers moved (on a real desktop, anything may have)
                 return ActionOutcome(text=f"Waited {WAIT_SECONDS:g} s.", info={"action_kind": "control"})
             ended = "declared the task done" if parsed.word == "DONE" else "gave up on the task"
             return ActionOutcome(text=f"Episode over: you {ended} ({parsed.word}).", terminated=True, info={"action_kind": "control"})
@@ -361,6 +373,13 @@ class MacAgentEnv(MMEnv):
                 results.append(evaluate_checkpoint(checkpoint, self._ctx, self.episode.baselines.get(checkpoint.name)))
         return self._score(results)
 
+    def evaluation_info(self) -> dict[str, Any]:
+        """The evaluation's details, plus ``infra_failure`` when the backend lost its machine (a VM guest
+        that died): the runner then records the episode as an infrastructure failure, never as a 0."""
+        details = super().evaluation_info()
+        lost = getattr(self.backend, "infra_failure", None)
+        return {**details, "infra_failure": dict(lost)} if lost else details
+
     def _score(self, results: list[CheckpointResult]) -> Evaluation:
         passed = sum(r.passed for r in results)
         records = [self._scrub_value(r.as_dict()) for r in results]
@@ -407,7 +426,8 @@ class MacAgentEnv(MMEnv):
         """The action grammar as prompt text, for an agent set-up: "pyautogui" (pyautogui code or
         WAIT/FAIL/DONE), "computer_use" (the computer_use tool), "hybrid" (GUI code, bash, AppleScript);
         None: everything the parser accepts. Generated from the parser's tables (``action_specs``)."""
-        return action_specs.describe(framework, PyAutoGUIShim, self.backend.screen_size)
+        skills = self.backend.skills() if hasattr(self.backend, "skills") else ()  # the sim's ~/.openclaw/skills
+        return action_specs.describe(framework, PyAutoGUIShim, self.backend.screen_size, skills)
 
     def tool_specs(self, framework: str | None = None) -> list[dict[str, Any]]:
         """OpenAI function schemas: the computer_use tool (plus bash and applescript for "hybrid" and

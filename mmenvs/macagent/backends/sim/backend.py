@@ -22,6 +22,8 @@ from .apps import app_classes
 from .desktop import Desktop
 from .keys import canonical
 from .shells import HOME_ALIASES, ShellSessions
+from .skills_home import install_skills, shipped_skills
+from ...skills import Skill
 
 BUTTONS = ("left", "right", "middle")
 
@@ -111,6 +113,7 @@ class SimBackend(MacBackend):
         desk.active = desk.apps["Finder"]
         desk.backend = self
         self.desktop = desk
+        install_skills(desk)  # ~/.openclaw/skills/<name>/SKILL.md of the skill CLIs the sim ships
         from .bridge import Preferences
 
         self.prefs = Preferences(self)
@@ -153,6 +156,10 @@ class SimBackend(MacBackend):
         """Stop the shell worker. Idempotent."""
         self.shells.close()
         self._closed = True
+
+    def skills(self) -> tuple[Skill, ...]:
+        """The skills installed in every episode home (``~/.openclaw/skills``): those whose CLIs the sim ships."""
+        return shipped_skills()
 
     def set_web_pages(self, pages: dict[str, str]) -> None:
         """The offline web Safari (and ``curl``) serve: URL → HTML-ish text."""
