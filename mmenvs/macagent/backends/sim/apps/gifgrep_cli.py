@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from mmenvs.core.budget import check_limit
+from mmenvs.core.budget import BudgetExceeded, check_limit
 
 from .base import App, CommandContext
 from .cli_support import CliExit, check_deadline, fetch_url, int_value, layer, read_file, resolve, run_guarded, write_file
@@ -396,6 +396,9 @@ def _load_frames(ctx: CommandContext, src: str) -> list[tuple[Any, float]]:
         p = resolve(ctx, src, "gifgrep")
         data = read_file(ctx, p, MAX_GIF_BYTES, "gifgrep", src)
     budget = ctx.backend.budget
+    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:  # the logical screen size, before Pillow reads on
+        w, h = int.from_bytes(data[6:8], "little"), int.from_bytes(data[8:10], "little")
+        check_limit("image_pixels", budget.image_pixels, w * h, f"gifgrep: a {w}x{h} GIF")
     try:
         im = Image.open(io.BytesIO(data))
         check_limit("image_pixels", budget.image_pixels, im.size[0] * im.size[1], f"gifgrep: a {im.size[0]}x{im.size[1]} image")
@@ -410,7 +413,11 @@ def _load_frames(ctx: CommandContext, src: str) -> list[tuple[Any, float]]:
             frames.append((fr.convert("RGB"), t))
             t += max(0.02, (fr.info.get("duration") or 100) / 1000)
         return frames
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as e:
+    except BudgetExceeded:
+        raise
+    except Image.DecompressionBombError as e:
+        raise CliExit(f"gifgrep: {e} (the episode budget image_pixels={budget.image_pixels:,})\n") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as e:
         raise CliExit(f"gif: {e}\n") from None
 
 
