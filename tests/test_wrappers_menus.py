@@ -191,9 +191,10 @@ def _sb3_check(env, maskable: bool):
 
 
 @pytest.mark.parametrize("env_id, maskable", [("DebugEcho-v0", False), ("DebugEcho-v0", True), ("VTCBench-v0", True),
-                                               ("MacAgent-v0", True)])
+                                               ("MacAgent-v0", True), ("MMToolSandbox-v0", True)])
 def test_sb3_on_wrapped_env(env_id, maskable):
-    env = MultiInputObservation(action_menu(gym.make(env_id, obs_size=SMALL)), instruction=True, step=True, last_result=True,
+    kwargs = {"mode": "tool"} if env_id == "MMToolSandbox-v0" else {}
+    env = MultiInputObservation(action_menu(gym.make(env_id, obs_size=SMALL, **kwargs)), instruction=True, step=True, last_result=True,
                                 text_dim=32)
     try:
         _sb3_check(env, maskable)
@@ -290,3 +291,103 @@ def test_mac_menu_options_and_errors():
             MacAgentMenu(raw, clicks=("tap",))
     finally:
         raw.close()
+
+
+# ---------------------------------------------------------------------------------------------- MMToolSandbox
+CONTACTS = "gen-cross_reference-cooperative-mixed-contacts-1000091"
+
+
+@pytest.fixture
+def sandbox_menu():
+    from mmenvs.wrappers import MMToolSandboxMenu
+
+    env = MMToolSandboxMenu(gym.make("MMToolSandbox-v0", mode="tool", obs_size=SMALL))
+    yield env
+    env.close()
+
+
+def _slot(env, predicate):
+    found = [k for k in range(env.size) if env.option(k) is not None and predicate(env.option(k))]
+    assert found, f"no menu slot matches; the menu holds {[x for x in env.describe() if x]}"
+    return found[0]
+
+
+def test_toolsandbox_menu_candidate_calls_from_visible_values(sandbox_menu):
+    env = sandbox_menu
+    block = 1 + 48
+    assert env.size == 6 * block + 2
+    _, info = env.reset(options={"task_id": CONTACTS})
+    tools = env.tools()
+    assert tools[:2] == ["contacts_search_contacts", "contacts_create_contact"] and len(tools) == 4  # 2 relevant + 2 distractors
+    assert all(env.unwrapped.tools[t].app == "contacts" for t in tools)
+    mask = info["action_mask"]
+    searches = [t * block for t in range(len(tools))]
+    assert mask[searches].all() and mask[-2:].all() and mask.sum() == len(tools) + 2  # nothing callable yet
+    facts = env.unwrapped.task.images
+    for _ in range(2):  # the user's first rounds: the images arrive
+        env.step(env.size - 2)
+    shown = [spec["facts"] for key, spec in facts.items() if env.unwrapped.task.image_id(key) in env.unwrapped.world.visible]
+    card = next(f for f in shown if f.get("name") == "Kenji Tanaka")
+    _, _, _, _, info = env.step(0)  # search_tools finds contacts_search_contacts
+    assert info["action_error"] is None and "contacts_search_contacts" in env.unwrapped.search.working
+    mask = env.action_masks()
+    assert not mask[0] and mask[1:block].any()
+    strings = {v for _, v in env.values() if isinstance(v, str)}
+    for k in range(1, block):
+        if mask[k]:
+            call = json.loads(env.option(k).action)
+            assert call["name"] == "contacts_search_contacts" and call["arguments"]["query"] in strings
+    query = _slot(env, lambda o: o.meta.get("arguments") == {"query": "Kenji Tanaka"})
+    _, _, _, _, info = env.step(query)
+    assert info["action_error"] is None and info["menu_valid"]
+    env.step(block)  # find contacts_create_contact
+    create = _slot(env, lambda o: o.meta.get("tool") == "contacts_create_contact" and o.meta["arguments"]["name"] == "Kenji Tanaka")
+    arguments = env.option(create).meta["arguments"]
+    # optional parameters are filled from the values whose field names match them (the card's facts)
+    expected = {"name": "Kenji Tanaka", "phone_number": card["phone"], "email": card["email"], "company": card["company"],
+                "job_title": card["job_title"]}
+    assert arguments == {**expected, **({"address": card["address"]} if "address" in card else {})}
+    _, _, _, _, info = env.step(create)
+    assert info["action_error"] is None
+    for _ in range(3):
+        _, reward, terminated, truncated, info = env.step(env.size - 2)
+        if terminated or truncated:
+            break
+    assert terminated and info["score"] == pytest.approx(1.0)
+
+
+def test_toolsandbox_menu_masked_slot_result_values_and_options(sandbox_menu):
+    env = sandbox_menu
+    env.reset(options={"task_id": CONTACTS})
+    transcript = len(env.unwrapped.episode.transcript)
+    _, reward, terminated, _, info = env.step(1)  # a call slot of a tool not found yet
+    assert not info["menu_valid"] and "menu_slot_unavailable" in info["action_error"] and not terminated
+    assert len(env.unwrapped.episode.transcript) == transcript  # no reply reached the user
+    env._note_result('Result of contacts_search_contacts:\n[{"id": 7, "name": "Ada Lovelace"}]\n[Showing image img_0]')
+    env._note_result('Result of search_tools:\n{"results": [{"name": "ignored_tool"}]}')
+    values = env.values()
+    assert ("id", 7) in values and ("name", "Ada Lovelace") in values and ("name", "ignored_tool") not in values
+    calls = env.calls("contacts_update_contact")
+    assert calls and calls[0]["contact_id"] == 7  # a result's id feeds the *_id parameter first
+    from mmenvs.wrappers import MMToolSandboxMenu
+
+    raw = gym.make("MMToolSandbox-v0", obs_size=SMALL)
+    try:
+        with pytest.raises(ValueError, match="needs mode='tool'"):
+            MMToolSandboxMenu(raw)
+    finally:
+        raw.close()
+
+
+def test_toolsandbox_menu_without_image_facts():
+    from mmenvs.wrappers import MMToolSandboxMenu
+
+    env = MMToolSandboxMenu(gym.make("MMToolSandbox-v0", mode="tool", obs_size=SMALL), image_facts=False)
+    try:
+        env.reset(options={"task_id": CONTACTS})
+        env.step(env.size - 2)
+        env.step(env.size - 2)
+        assert all(source == "user" for source, _ in env.values())
+        assert "Kenji Tanaka" not in {v for _, v in env.values()}
+    finally:
+        env.close()
