@@ -33,7 +33,7 @@ from ....applescript.errors import AppleScriptError
 from ....applescript.model import ObjectRef
 from .base import App, CommandContext
 from .mail import _ADDR, ACCOUNT_EMAIL, MailApp
-from .skill_args import MAX_LIST_ITEMS, CliError, Option, parse, run_guarded, write_home_file
+from .skill_args import MAX_ARG_CHARS, MAX_LIST_ITEMS, CliError, Option, parse, run_guarded, write_home_file
 
 VERSION = "himalaya v1.1.0 +imap +smtp +maildir +sendmail"
 ACCOUNT = "icloud"
@@ -457,6 +457,9 @@ class _Himalaya:
 
     def _parse_raw(self, args: list[str]) -> EmailMessage:
         raw = "\n".join(args) if args else self.stdin
+        if len(raw) > MAX_ARG_CHARS:
+            raise _fail("cannot send message", f"the message has {len(raw):,} characters; the simulator's limit "
+                        f"is {MAX_ARG_CHARS:,}")
         if not raw.strip():
             raise _fail("cannot send message", "the message is empty: give it as arguments or on the standard input")
         return Parser(policy=policy.default).parsestr(raw.replace("\r\n", "\n"))  # type: ignore[return-value]
@@ -641,23 +644,24 @@ class _Query:
     def parse(cls, args: list[str]) -> "_Query":
         tokens: list[str] = []
         for a in args:
-            if " " in a and a.split(" ", 1)[0].lower() in cls.KEYS + ("not", "order", "("):
-                try:
+            first = a.split(" ", 1)[0].lstrip("(").lower()
+            if " " in a and first in cls.KEYS + ("not", "order"):
+                try:  # the whole query as one argument: split it as a shell would
                     tokens += shlex.split(a)
                 except ValueError:
                     tokens += a.split()
             else:
                 tokens.append(a)
-        # parentheses glued to words: "(subject" → "(", "subject"
+        # parentheses glued to words: "(subject" → "(", "subject"; "x)" → "x", ")"
         split: list[str] = []
         for t in tokens:
-            if t.lower() in cls.KEYS or t in ("(", ")"):
-                split.append(t)
+            lead = len(t) - len(t.lstrip("("))
+            core = t.strip("()") if t.strip("()") else ""
+            trail = len(t) - len(t.rstrip(")")) if core else 0
+            if not core:
+                split += list(t)
                 continue
-            while t.startswith("(") and len(t) > 1 and t[1:].split(" ")[0].lower() in cls.KEYS:
-                split.append("(")
-                t = t[1:]
-            split.append(t)
+            split += ["("] * lead + [core] + [")"] * trail
         tokens = split
         order: list[tuple[str, bool]] = []
         low = [t.lower() for t in tokens]

@@ -27,7 +27,7 @@ from ....applescript.model import ObjectRef
 from .base import App, CommandContext
 from .home_io import checked_name
 from .notes import NotesApp
-from .skill_args import MAX_LIST_ITEMS, CliError, Option, parse, run_guarded, write_home_file
+from .skill_args import MAX_ARG_CHARS, MAX_LIST_ITEMS, CliError, Option, parse, run_guarded, write_home_file
 
 VERSION = "memo, version 0.5.2"
 TEMPLATE = "# Your note title\n\nWrite your note here..."
@@ -309,7 +309,7 @@ class _Memo:
         """The Markdown the editor step left (``--mm-edited``: stdin), else None (no editor ran)."""
         if not p.flag("mm_edited"):
             return None
-        return self.stdin.strip()
+        return _bounded(self.stdin).strip()
 
     def _add(self, p: Any, folder: str) -> None:
         md = self._edited(p)
@@ -329,7 +329,7 @@ class _Memo:
             nid = p.get("mm_note")
             if nid is None or nid not in self.notes_app.store.records:
                 raise CliError("memo: the note to save is gone", 1)
-            md = self.stdin.strip()
+            md = _bounded(self.stdin).strip()
             if not md:
                 self.out.append("\nNote edit cancelled.\n")
                 return
@@ -476,6 +476,13 @@ class _Memo:
                 self.out.append("\nReminder updated.\n")
             self.rem_app.touch()
         return "".join(self.out), "", 0
+
+
+def _bounded(text: str) -> str:
+    """The note the editor left, refused when it is longer than one argument may be."""
+    if len(text) > MAX_ARG_CHARS:
+        raise CliError(f"memo: the note has {len(text):,} characters; the simulator's limit is {MAX_ARG_CHARS:,}", 1)
+    return text
 
 
 def _safe(name: str) -> str:
