@@ -21,10 +21,11 @@ from .discrete import DiscreteActions, ImageObservation
 from .mac_menu import ACTIONABLE_ROLES, HOTKEYS, MacAgentMenu
 from .menus import ActionMenu, DebugEchoMenu, MenuOption, VTCBenchMenu, VTC_PRESETS, action_menu
 from .observations import HashedText, ImageText, MultiInputObservation
+from .shaping import PotentialShaping, score_potential, step_penalty_potential
 from .toolsandbox_menu import MMToolSandboxMenu
 
 ImageOnly = ImageObservation
 
 __all__ = ["ACTIONABLE_ROLES", "ActionMenu", "HOTKEYS", "MacAgentMenu", "MMToolSandboxMenu", "ChatHistory", "ChatMessages", "DebugEchoMenu", "DiscreteActions", "HashedText", "ImageObservation",
-           "ImageOnly", "ImageOptions", "ImageText", "MenuOption", "MultiInputObservation", "VTCBenchMenu", "VTC_PRESETS",
-           "action_menu", "encode_image"]
+           "ImageOnly", "ImageOptions", "ImageText", "MenuOption", "MultiInputObservation", "PotentialShaping", "VTCBenchMenu", "VTC_PRESETS",
+           "action_menu", "encode_image", "score_potential", "step_penalty_potential"]

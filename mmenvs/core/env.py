@@ -143,6 +143,7 @@ class MMEnv(gym.Env[dict, str]):
         self.steps = 0
         self._evaluation = Evaluation(0.0, False)
         self._paid = 0.0  # reward already paid this episode (progress mode pays score deltas)
+        self._paid_parts: dict[str, float] = {}  # the same, per reward component
         self._ended = False
         self._closed = False
 
@@ -205,6 +206,15 @@ class MMEnv(gym.Env[dict, str]):
         By default they are all new to the agent; benchmarks that store images before the agent may see
         them (user images that arrive later in a conversation) override this."""
         return list(stored)
+
+    def reward_components(self) -> dict[str, float]:
+        """The parts of the score rewards are paid from, for the current evaluation: their sum is the
+        training score (by default the benchmark score itself, as one part ``"score"``). Each step's
+        reward is the change of that sum (``"progress"``) or the whole of it at the end (``"final"``);
+        ``info["reward_components"]`` splits the step's reward into the parts' shares. A benchmark may
+        split its score (MacAgent: goal and guard checkpoints) or reshape it for training, but
+        ``info["score"]`` and ``info["success"]`` always hold the benchmark's own."""
+        return {"score": float(self._evaluation.score)}
 
     def evaluation_info(self) -> dict[str, Any]:
         """The ``info`` keys the current evaluation contributes: by default ``evaluation.details``.
@@ -318,6 +328,7 @@ class MMEnv(gym.Env[dict, str]):
         self.images = ImageStore(max_raw_bytes=self.image_memory_budget, budget=self.budget)
         self.steps = 0
         self._paid = 0.0
+        self._paid_parts = {}
         self._ended = False
         if self._sandbox is not None:  # the last episode's variables and files are gone before setup runs
             self._sandbox.reset()
@@ -335,6 +346,7 @@ class MMEnv(gym.Env[dict, str]):
             message = "The episode is over: call reset() to start a new one."
             observation = self._safe_observation([], f"Error: {message}")
             info = self._info(new_images=[], error=message, step_info={}, error_kind="episode_over")
+            info["reward_components"] = {}
             return observation, 0.0, True, False, info
         self.steps += 1
         images_before = len(self.images)
@@ -364,17 +376,22 @@ class MMEnv(gym.Env[dict, str]):
             if not evaluated:
                 self._evaluation = self._run_phase(faults, "scoring the state", self.evaluate, lambda: self._evaluation)
         ended = terminated or truncated
-        score = float(self._evaluation.score)
-        if self.reward_mode == "progress":
-            reward = score - self._paid
+        parts = self._run_phase(faults, "scoring the state", self.reward_components, lambda: {"score": float(self._evaluation.score)})
+        if self.reward_mode == "progress" or ended:
+            shares = {name: float(value) - self._paid_parts.get(name, 0.0) for name, value in parts.items()}
+            shares.update({name: -paid for name, paid in self._paid_parts.items() if name not in parts})
         else:
-            reward = score - self._paid if ended else 0.0
+            shares = {name: 0.0 for name in parts}
+        reward = next(iter(shares.values())) if len(shares) == 1 else float(sum(shares.values()))  # one part: exactly the score's change
+        for name, share in shares.items():
+            self._paid_parts[name] = self._paid_parts.get(name, 0.0) + share
         self._paid += reward
         self._ended = ended
         if faults:
             described = " ".join(fault.describe() for fault in faults)
             error, error_kind = (f"{error} {described}" if error else described), "internal"
         info = self._info(new_images=self.images.ids_since(images_before), error=error, step_info=outcome.info, error_kind=error_kind)
+        info["reward_components"] = shares
         if faults:
             info["internal_error"] = [{"phase": f.phase, "error": f.error, "recovery": f.recovery} for f in faults]
         return observation, float(reward), terminated, truncated, info
@@ -542,7 +559,7 @@ def check_action_size(action: Any, budget: EpisodeBudget) -> None:
 
 #: ``info`` keys every env sets itself; a benchmark's evaluation details or step info may not reuse them.
 STANDARD_INFO_KEYS = ("task_id", "step", "score", "success", "action_error", "action_error_kind", "images", "sandbox", "task_meta",
-                      "internal_error")
+                      "internal_error", "reward_components")
 
 
 def _error_text(exc: BaseException) -> str:

@@ -19,6 +19,7 @@ from mmenvs.macagent import action_specs
 from mmenvs.macagent.actions import PyAutoGUIShim, parse_action, run_calls, straight_line_calls
 from mmenvs.macagent.backends.base import BackendError, MacBackend
 from mmenvs.macagent.checkpoints import CheckpointResult, GetterContext, evaluate_checkpoint, jsonable, read_checkpoint
+from mmenvs.macagent.checkpoints.evaluation import REWARD_GUARDS, reward_parts
 from mmenvs.macagent.screen import ScreenTracker
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
 from mmenvs.sandbox import unencodable_char
@@ -97,6 +98,13 @@ class MacAgentEnv(MMEnv):
     (``reward_mode="final"``) or as the change in score after every step (``"progress"``; the sum is
     the final score). ``info["checkpoints"]`` lists each checkpoint's name, tag, result and the value
     its getter read; guard checkpoints (state that must stay untouched) are marked ``guard``.
+    Progress rewards follow the checkpoints: a step that makes one more of ``n`` checkpoints pass pays
+    ``1/n``, one that breaks a passing checkpoint (a guard included) pays ``-1/n``.
+    ``reward_guards="after_goal"`` (a training option) pays the guard checkpoints only once at least one
+    goal checkpoint (not a guard) passes, so ``DONE`` as the first action earns 0 instead of the guards'
+    share (0.176 on average over the suite); ``info["score"]`` and ``info["success"]`` stay the paper's
+    Score. ``info["reward_components"]`` splits each step's reward: ``{"checkpoints": …}`` by default,
+    ``{"goal_checkpoints": …, "guard_checkpoints": …}`` with ``"after_goal"``.
 
     ## Starting State
     A task of the suite (``suite="test"``: 4 variants per seed task; ``suite="train"``: parameters
@@ -119,7 +127,8 @@ class MacAgentEnv(MMEnv):
     apps, tags, interaction, multi_app or seed id; see ``mmenvs.core.families``), ``store_screenshots``
     (default True: every new screen goes into ``env.images``, the newest raw and older ones
     Zstandard-packed on a background thread, about 130 KB each; False keeps only the current one and saves
-    that work in long RL runs), ``reward_mode``, ``render_mode``, ``max_steps``.
+    that work in long RL runs), ``reward_guards`` ("always", the paper's Score, default; or "after_goal",
+    see Rewards), ``reward_mode``, ``render_mode``, ``max_steps``.
 
     ## Examples
     >>> import gymnasium as gym, mmenvs
@@ -143,6 +152,7 @@ class MacAgentEnv(MMEnv):
         a11y: bool = True,
         shell_timeout: float = 10.0,
         store_screenshots: bool = True,
+        reward_guards: str = "always",
         task_filter: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
@@ -152,6 +162,9 @@ class MacAgentEnv(MMEnv):
         self.use_a11y = bool(a11y)
         self.shell_timeout = float(shell_timeout)
         self.store_screenshots = bool(store_screenshots)
+        if reward_guards not in REWARD_GUARDS:
+            raise ValueError(f"MacAgent-v0: reward_guards must be one of {REWARD_GUARDS}, got {reward_guards!r}")
+        self.reward_guards = reward_guards
         self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
         self._variants: dict[str, tuple[SeedTask, int]] = {
             vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())
@@ -379,6 +392,14 @@ class MacAgentEnv(MMEnv):
         details = super().evaluation_info()
         lost = getattr(self.backend, "infra_failure", None)
         return {**details, "infra_failure": dict(lost)} if lost else details
+
+    def reward_components(self) -> dict[str, float]:
+        """The training reward's parts: the paper's Score as one part, or with ``reward_guards="after_goal"``
+        the goal and guard checkpoints apart, guards counting only once a goal checkpoint passes."""
+        records = self._evaluation.details.get("checkpoints")
+        if self.reward_guards == "always" or not records:
+            return {"checkpoints": float(self._evaluation.score)}
+        return reward_parts(records, self.reward_guards)
 
     def _score(self, results: list[CheckpointResult]) -> Evaluation:
         passed = sum(r.passed for r in results)

@@ -83,6 +83,28 @@ def evaluate_checkpoint(checkpoint: Checkpoint, ctx: GetterContext, baseline: An
     return CheckpointResult(checkpoint.name, checkpoint.tag, passed, jsonable(got), checkpoint.guard)
 
 
+#: How guard checkpoints count in training rewards (``MacAgent-v0``'s ``reward_guards``): "always" (the
+#: paper's Score) or "after_goal" (only once a goal checkpoint passes).
+REWARD_GUARDS = ("always", "after_goal")
+
+
+def reward_parts(records: list[dict[str, Any]], reward_guards: str) -> dict[str, float]:
+    """The training-reward parts of checkpoint results (``CheckpointResult.as_dict()`` records):
+    ``{"goal_checkpoints": goals passed / n, "guard_checkpoints": guards passed / n}``. With
+    ``reward_guards="after_goal"`` the guards count only once a goal checkpoint passed (a task whose
+    checkpoints are all guards counts them as they are). The sum is the paper's Score when the guards count."""
+    if reward_guards not in REWARD_GUARDS:
+        raise ValueError(f"reward_guards must be one of {REWARD_GUARDS}, got {reward_guards!r}")
+    total = len(records)
+    if total == 0:
+        return {"goal_checkpoints": 0.0, "guard_checkpoints": 0.0}
+    goals = [bool(r["passed"]) for r in records if not r.get("guard")]
+    guards = sum(bool(r["passed"]) for r in records if r.get("guard"))
+    if reward_guards == "after_goal" and goals and not any(goals):
+        guards = 0
+    return {"goal_checkpoints": sum(goals) / total, "guard_checkpoints": guards / total}
+
+
 def jsonable(value: Any) -> Any:
     """``value`` if it is JSON-able, else its repr (what ``info`` can carry)."""
     try:
