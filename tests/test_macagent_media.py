@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from mmenvs.macagent.backends.sim.apps import APPS, CLI_APPS, SIM_APPS
-from mmenvs.macagent.backends.sim.apps.media_audio import DATA_FORMATS, AudioFormat, read_audio, tone_wav, write_audio
+from mmenvs.macagent.formats.audio import DATA_FORMATS, AudioFormat, read_audio, tone_wav, write_audio
 from mmenvs.macagent.backends.sim.apps.media_speech import VOICES, speech_samples
 from mmenvs.macagent.backends.sim.backend import SimBackend
 from mmenvs.macagent.tasks import GENERATORS
@@ -288,7 +288,7 @@ def test_audio_round_trip_in_every_container_that_takes_the_format(name):
     x = np.stack([np.linspace(-0.9, 0.9, 101), np.linspace(0.5, -0.5, 101)], axis=1)
     step = 2.0 / (1 << fmt.bits) if fmt.kind != "float" else 1e-6
     for file_type in ("WAVE", "AIFF", "AIFC"):
-        from mmenvs.macagent.backends.sim.apps.media_audio import container_accepts
+        from mmenvs.macagent.formats.audio import container_accepts
 
         if not container_accepts(file_type, fmt):
             continue

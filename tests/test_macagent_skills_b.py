@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 
 import mmenvs  # noqa: F401 - registers the envs
-from mmenvs.macagent.backends.sim.apps.media_audio import tone_wav
+from mmenvs.macagent.formats.audio import tone_wav
 
 RSS = """<?xml version="1.0"?><rss version="2.0"><channel><title>Tech</title>
 <item><title>First post</title><link>https://tech.example.com/p/1</link>

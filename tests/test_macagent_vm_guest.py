@@ -244,3 +244,131 @@ def test_the_build_record_names_its_stages(test_guest):
     assert record["action"] == "built"
     assert {"debootstrap", "apt_install", "configure", "pack"} <= set(record["stages"])
     assert record["rootfs_bytes"] == (test_guest.key_path.parent / "rootfs.tar").stat().st_size
+
+
+# --- the starter Linux-guest tasks ----------------------------------------------------------------
+
+LINUX_TASKS = REPO / "registry" / "macagent" / "linux_tasks"
+
+
+class SSHShell:
+    """Just enough of a backend for GetterContext and run_setup: commands over SSH exec (the way the VM
+    backend runs getters and setup), so the tasks' getters run here exactly as they will there."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def run_command(self, command: str, timeout: float | None = None):
+        from mmenvs.macagent.backends.base import ShellOutput
+
+        code, out, err = run(self.client, command, timeout=timeout or 30.0)
+        return ShellOutput(out, err, code)
+
+    run_shell = run_command
+
+
+def xdotool_pyautogui(shell: SSHShell):
+    """A pyautogui stand-in that drives the guest with xdotool (XTest), to check the GUI reference
+    solutions' coordinates and keys on the real guest; the VM backend's own input agent is pynput."""
+    import shlex
+    import types
+
+    keys = {"enter": "Return", "tab": "Tab", "esc": "Escape", "backspace": "BackSpace"}
+
+    def xdo(arguments: str) -> None:
+        out = shell.run_command(f"xdotool {arguments}")
+        assert out.exit_code == 0, out.text
+
+    module = types.ModuleType("pyautogui")
+    module.click = lambda x, y: xdo(f"mousemove {int(x)} {int(y)} sleep 0.2 click 1 sleep 0.2")
+    module.write = lambda text: xdo(f"type --delay 20 -- {shlex.quote(text)}")
+    module.press = lambda key: xdo(f"key {keys.get(key, key)}")
+    return module
+
+
+def run_reference(task, shell: SSHShell) -> None:
+    from mmenvs.macagent.actions import parse_action
+
+    for step in task.reference_solution:
+        action = parse_action(step)
+        if action.kind == "bash":
+            out = shell.run_command(action.code)
+            assert out.exit_code == 0, out.text
+        elif action.kind == "python":
+            import sys
+
+            saved = sys.modules.get("pyautogui")
+            sys.modules["pyautogui"] = xdotool_pyautogui(shell)  # what the code's `import pyautogui` finds
+            try:
+                exec(compile(action.code, task.id, "exec"), {"__name__": "reference"})
+            finally:
+                if saved is None:
+                    del sys.modules["pyautogui"]
+                else:
+                    sys.modules["pyautogui"] = saved
+        else:
+            assert action.word == "DONE", step
+
+
+def score(task, ctx) -> list[bool]:
+    from mmenvs.macagent.checkpoints.evaluation import evaluate_checkpoint
+
+    return [evaluate_checkpoint(checkpoint, ctx).passed for checkpoint in task.checkpoints]
+
+
+def test_the_starter_task_files_are_valid_linux_tasks():
+    from mmenvs.macagent.apps_catalog import LINUX_APPS
+    from mmenvs.macagent.tasks import load_suite
+
+    seeds = load_suite(LINUX_TASKS)
+    assert len(seeds) >= 6
+    tasks = [seed.variant(k) for seed in seeds for k in range(4)]
+    assert {t.platform for t in tasks} == {"linux"}
+    assert {app for t in tasks for app in t.apps} == set(LINUX_APPS)
+    assert {t.interaction for t in tasks} == {"cli", "gui"}
+    assert {"file_ops", "content_match", "system_config", "app_state"} <= {tag for t in tasks for tag in t.tags}
+    # no getter of a Linux task speaks AppleScript
+    assert all(c.getter["type"] in ("shell", "python") for t in tasks for c in t.checkpoints)
+    assert len({t.id for t in tasks}) == len(tasks)
+
+
+def test_a_linux_task_rejects_mac_apps_and_a_mac_task_linux_apps():
+    from mmenvs.macagent.tasks import TaskFormatError, task_from_data
+
+    base = json.loads((LINUX_TASKS / "linux-shell-create-file.json").read_text())
+    with pytest.raises(TaskFormatError, match=r"apps\[0\].*unknown app 'Finder' for platform 'linux'"):
+        task_from_data({**base, "apps": ["Finder"]})
+    with pytest.raises(TaskFormatError, match=r"apps\[0\].*unknown app 'xedit' for platform 'macos'"):
+        task_from_data({**{k: v for k, v in base.items() if k != "platform"}, "apps": ["xedit"]})
+    with pytest.raises(TaskFormatError, match=r"field 'platform': unknown platform 'windows'"):
+        task_from_data({**base, "platform": "windows"})
+
+
+@pytest.mark.parametrize("seed_id", sorted(p.stem for p in LINUX_TASKS.glob("*.json")))
+def test_a_starter_task_scores_0_untouched_and_1_with_its_reference_on_the_guest(seed_id, docker_daemon, test_guest):
+    """Setup, getters and the reference solution of variant 1 on a fresh guest, through the checkpoint
+    code the env uses (getters over SSH exec)."""
+    from mmenvs.macagent.checkpoints import GetterContext
+    from mmenvs.macagent.tasks import load_seed_file, run_setup
+
+    (seed,) = load_seed_file(LINUX_TASKS / f"{seed_id}.json")
+    task = seed.variant(1)
+    ssh_port, vnc_port = free_ports(2)
+    container = docker_daemon.client.containers.run(
+        test_guest.image, detach=True, network_mode="host", labels={"mmenvs.test": "vm-guest-task"},
+        environment={"MMENVS_SSH_PORT": str(ssh_port), "MMENVS_VNC_PORT": str(vnc_port), "MMENVS_DISPLAY": str(free_display())})
+    try:
+        client = ssh_client(test_guest, ssh_port)
+        try:
+            wait_until(lambda: run(client, "test -e /run/mmenvs-ready")[0] == 0, what="/run/mmenvs-ready", timeout=90,
+                       interval=0.3)
+            shell = SSHShell(client)
+            ctx = GetterContext(backend=shell, shell_timeout=30.0)
+            run_setup(task, ctx)
+            assert score(task, ctx) == [False] * len(task.checkpoints)
+            run_reference(task, shell)
+            assert score(task, ctx) == [True] * len(task.checkpoints)
+        finally:
+            client.close()
+    finally:
+        container.remove(force=True)

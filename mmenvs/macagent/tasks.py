@@ -10,7 +10,9 @@ Fields of a seed task::
     id                  str, unique in the suite ([a-z0-9_-]+)
     instruction         str or list of str (instruction templates; variant k uses template k mod n)
     category            Productivity | System | Internet | Development | Multimedia | Multi-App
-    apps                list of app names from APPS
+    apps                list of app names the task's platform offers (apps_catalog.APPS_BY_PLATFORM)
+    platform            optional "macos" (default) | "linux": the guest the task needs (Linux: the VM backend's
+                        test guest, apps bash/xterm/xedit; the sim and macOS guests run macos tasks)
     reference_time      "YYYY-MM-DDTHH:MM[:SS]": the desktop clock at reset
     setup               ordered steps: {"type": "shell", "command"} | {"type": "applescript", "script"}
                         | {"type": "file", "path", "content" | "generator": {"name", "args"}}
@@ -40,7 +42,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from mmenvs.core import ActionError, load_json
-from mmenvs.macagent.backends.sim.apps import APPS  # the apps a task may name: the sim's + CLI_APPS
+from mmenvs.macagent.apps_catalog import APPS, APPS_BY_PLATFORM, PLATFORMS  # the app names a task may list, per platform
 from mmenvs.macagent.checkpoints import (
     APPLESCRIPT_OUTPUTS, GETTERS, METRICS, NO_EXPECTED, SHELL_OUTPUTS, TAGS, Checkpoint, GetterContext,
     callable_options, shell_path,
@@ -56,7 +58,7 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*((?:\|[a-z_]+(?::-?\d+)?)*)\s*\}\}")
 _TOP_FIELDS = {
     "id", "instruction", "category", "apps", "reference_time", "setup", "checkpoints", "reference_solution",
-    "params", "interaction", "notes", "web_pages",
+    "params", "interaction", "notes", "web_pages", "platform",
 }
 _REQUIRED_FIELDS = ("id", "instruction", "category", "apps", "reference_time", "checkpoints", "reference_solution")
 
@@ -88,6 +90,7 @@ class MacTask:
     params: dict[str, Any] = field(default_factory=dict)
     source: str = ""
     web_pages: dict[str, str] = field(default_factory=dict)
+    platform: str = "macos"
 
     @property
     def tags(self) -> list[str]:
@@ -333,12 +336,16 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
     category = data["category"]
     if category not in CATEGORIES:
         raise _err(source, "category", f"unknown category {category!r}; expected one of {', '.join(CATEGORIES)}")
+    platform = data.get("platform", "macos")
+    if platform not in PLATFORMS:
+        raise _err(source, "platform", f"unknown platform {platform!r}; expected one of {', '.join(PLATFORMS)}")
+    known_apps = APPS_BY_PLATFORM[platform]
     apps = _need(data["apps"], list, source, "apps", "a list of app names")
     if not apps:
         raise _err(source, "apps", "must name at least one app")
     for i, app in enumerate(apps):
-        if app not in APPS:
-            raise _err(source, f"apps[{i}]", f"unknown app {app!r}; known apps: {', '.join(APPS)}")
+        if app not in known_apps:
+            raise _err(source, f"apps[{i}]", f"unknown app {app!r} for platform {platform!r}; known apps: {', '.join(known_apps)}")
     when = _need(data["reference_time"], str, source, "reference_time", "an ISO date-time string")
     try:
         reference_time = datetime.fromisoformat(when)
@@ -346,7 +353,8 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
         raise _err(source, "reference_time", f"must be an ISO date-time like 2026-03-10T09:30:00, got {when!r}") from None
     if reference_time.tzinfo is not None:
         raise _err(source, "reference_time", "must be a local time without a UTC offset")
-    setup = [_check_setup(step, source, f"setup[{i}]") for i, step in enumerate(_need(data.get("setup", []), list, source, "setup", "a list"))]
+    setup = [_check_setup(step, source, f"setup[{i}]", known_apps)
+             for i, step in enumerate(_need(data.get("setup", []), list, source, "setup", "a list"))]
     raw_checkpoints = _need(data["checkpoints"], list, source, "checkpoints", "a list")
     if not raw_checkpoints:
         raise _err(source, "checkpoints", "a task needs at least one checkpoint")
@@ -377,6 +385,7 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
         id=data["id"], seed_id=seed.id, variant=variant, instruction=instruction, category=category, apps=tuple(apps),
         reference_time=reference_time, setup=tuple(setup), checkpoints=tuple(checkpoints),
         reference_solution=tuple(solution), interaction=declared, params=values, source=source, web_pages=dict(web_pages),
+        platform=platform,
     )
 
 
@@ -410,7 +419,7 @@ def _solution_kind(action: Any, source: str, path: str, task_id: str) -> str:
     return parsed.kind
 
 
-def _check_setup(step: Any, source: str, path: str) -> dict[str, Any]:
+def _check_setup(step: Any, source: str, path: str, known_apps: Sequence[str]) -> dict[str, Any]:
     step = _need(step, dict, source, path, "an object")
     kind = step.get("type")
     if kind not in SETUP_TYPES:
@@ -425,8 +434,8 @@ def _check_setup(step: Any, source: str, path: str) -> dict[str, Any]:
         _need(step.get("script"), str, source, f"{path}.script", "an AppleScript source string")
     elif kind == "open_app":
         _check_keys(step, {"type", "app"}, source, path)
-        if step.get("app") not in APPS:
-            raise _err(source, f"{path}.app", f"unknown app {step.get('app')!r}; known apps: {', '.join(APPS)}")
+        if step.get("app") not in known_apps:
+            raise _err(source, f"{path}.app", f"unknown app {step.get('app')!r}; known apps: {', '.join(known_apps)}")
     else:
         _check_keys(step, {"type", "path", "content", "generator"}, source, path)
         _need(step.get("path"), str, source, f"{path}.path", "a path string (~/… for the home folder)")
@@ -616,7 +625,7 @@ def _gen_bytes(size: int, seed: int = 0) -> bytes:
 def _gen_wav(tones: list[dict[str, Any]], sample_rate: int = 22050, channels: int = 1, amplitude: float = 0.5,
              file_type: str = "WAVE") -> bytes:
     """A 16-bit WAVE (``file_type`` "AIFF": AIFF) of tone segments ``{"freq": Hz or [Hz, …], "seconds": s}``."""
-    from mmenvs.macagent.backends.sim.apps.media_audio import tone_wav
+    from mmenvs.macagent.formats.audio import tone_wav
 
     return tone_wav(tones, sample_rate, channels, amplitude, file_type)
 
@@ -658,14 +667,14 @@ def run_setup(task: MacTask, ctx: GetterContext) -> None:
             run_end = index
             while run_end < len(steps) and steps[run_end]["type"] == "file":
                 run_end += 1
-            out = ctx.backend.run_shell(_write_files_command(steps[index:run_end]), timeout=ctx.shell_timeout)
+            out = ctx.run(_write_files_command(steps[index:run_end]))
             if out.exit_code != 0 or out.timed_out:
                 raise TaskSetupError(f"{where}: writing files failed: {out.text.strip()[-400:]}")
             index = run_end
             continue
         try:
             if step["type"] == "shell":
-                out = ctx.backend.run_shell(step["command"], timeout=float(step.get("timeout", ctx.shell_timeout)))
+                out = ctx.run(step["command"], timeout=float(step.get("timeout", ctx.shell_timeout)))
                 if out.exit_code != 0 or out.timed_out:
                     raise TaskSetupError(f"{where}: command failed: {out.text.strip()[-400:]}")
             elif step["type"] == "applescript":

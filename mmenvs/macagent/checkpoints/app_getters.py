@@ -9,6 +9,8 @@ import shlex
 from datetime import datetime
 from typing import Any
 
+from mmenvs.macagent.weather_cities import find_city
+
 from .context import GetterContext, GetterError, applescript_string, osascript_list
 from .file_getters import read_bytes
 from .getters import getter
@@ -118,8 +120,6 @@ def weather_forecast(ctx: GetterContext, city: str, day_offset: int = 0, field: 
     ``unit="F"``), ``precip_mm``, ``precip_chance`` (%), ``wind_kmh``, ``uv``, ``weather_code`` (WMO), ``rain``
     (true when rain, drizzle or thunderstorms fall), ``date`` (YYYY-MM-DD), ``weekday`` (Monday …), ``sunrise``
     and ``sunset`` (HH:MM). Compare numbers with ``number_close``."""
-    from mmenvs.macagent.backends.sim.apps.forecast import find_city
-
     columns = {"high": "temperature_2m_max", "low": "temperature_2m_min", "precip_mm": "precipitation_sum",
                "precip_chance": "precipitation_probability_max", "wind_kmh": "wind_speed_10m_max", "uv": "uv_index_max",
                "weather_code": "weather_code", "rain": "weather_code", "date": "time", "weekday": "time",

@@ -25,9 +25,18 @@ class GetterContext:
     backend: MacBackend
     shell_timeout: float = 10.0
 
+    def run(self, command: str, timeout: float | None = None) -> ShellOutput:
+        """Run ``command`` for a getter or a setup step: as a command of its own where the backend offers
+        one (``run_command``: the VM backend's SSH exec, so a broken agent shell cannot break scoring),
+        else in the episode's shell (the sim)."""
+        run_command = getattr(self.backend, "run_command", None)
+        if run_command is not None:
+            return run_command(command, timeout=self.shell_timeout if timeout is None else timeout)
+        return self.backend.run_shell(command, timeout=self.shell_timeout if timeout is None else timeout)
+
     def shell(self, command: str) -> ShellOutput:
-        """Run ``command`` in the episode's shell."""
-        return self.backend.run_shell(command, timeout=self.shell_timeout)
+        """Run ``command`` for a getter (see :meth:`run`)."""
+        return self.run(command)
 
     def shell_ok(self, command: str) -> str:
         """Run ``command``; return stdout, raising ``GetterError`` with stderr when it exits non-zero."""

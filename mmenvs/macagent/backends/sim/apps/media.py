@@ -3,7 +3,7 @@
 audio file). They work on files in the episode's home folder, with the real tools' options, output
 layout and error messages.
 
-The file formats live in :mod:`.media_audio`, the ``say`` signal in :mod:`.media_speech`, the
+The file formats live in :mod:`mmenvs.macagent.formats.audio` (shared with the task files), the ``say`` signal in :mod:`.media_speech`, the
 image operations (shared with Image Events) in :mod:`.media_images` and the usage error in
 :mod:`.media_args`.
 
@@ -31,8 +31,8 @@ from ...base import BackendError
 
 from .base import App, CommandContext
 from .media_args import UsageError, number_arg
-from .media_audio import (DATA_FORMATS, EXT_TYPES, FILE_TYPES, OTHER_EXTS, OTHER_TYPES, AudioError, AudioFormat,
-                          container_accepts, read_audio, resample, write_audio)
+from mmenvs.macagent.formats.audio import (DATA_FORMATS, EXT_TYPES, FILE_TYPES, OTHER_EXTS, OTHER_TYPES, AudioError, AudioFormat,
+                                           container_accepts, read_audio, resample, write_audio)
 from .media_images import IMAGE_FORMATS, JPEG_QUALITY, SIPS_PROPERTIES, read_image, sips_encode, sips_property, sips_transform
 from .media_speech import DEFAULT_RATE, DEFAULT_VOICE, SAY_RATE, VOICES, speech_samples
 

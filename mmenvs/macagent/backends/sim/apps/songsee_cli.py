@@ -41,7 +41,7 @@ from mmenvs.core.budget import check_limit
 
 from .base import App, CommandContext
 from .cli_support import CliExit, check_deadline, float_value, int_value, read_file, resolve, run_guarded, write_file
-from .media_audio import AudioError, read_audio
+from mmenvs.macagent.formats.audio import AudioError, read_audio
 
 VERSION = "songsee 0.3.0 (sim)"
 MAX_AUDIO_BYTES = 128 * 2**20

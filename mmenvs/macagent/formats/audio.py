@@ -1,4 +1,4 @@
-"""Linear-PCM audio for the sim's media tools: WAVE, AIFF and AIFC files decoded to and encoded from
+"""Linear-PCM audio for MacAgent (the sim's media tools, task input files and their getters): WAVE, AIFF and AIFC files decoded to and encoded from
 float samples (numpy), the sample formats ``afconvert`` names (``LEI16``, ``BEF32``, …), which
 container holds which format, band-limited resampling, and :func:`tone_wav`, the test tones tasks
 ship as input files."""
