@@ -521,3 +521,236 @@ def test_odd_urls_never_raise(b: SimBackend, url: str) -> None:
     src = url.replace("\\", "\\\\").replace('"', '\\"').replace("\u0000", "")
     b.run_applescript(f'tell application "Safari" to make new document with properties {{URL:"{src}"}}')
     assert isinstance(b.run_applescript('tell application "Safari" to get URL of front document'), str)
+
+
+# ------------------------------------------------------------------------------ iWork object model
+
+_KN = 'tell application "Keynote" to tell front document to '
+
+
+def test_keynote_theme_ids_as_the_public_tasks_read_them(env) -> None:
+    read = 'tell application "Keynote"\n tell front document\n return document theme\n end tell\nend tell'
+    task = _task("gap-keynote-theme", ["Keynote"], [{"type": "open_app", "app": "Keynote"}],
+                 [_osa_check("theme", read, "theme id Application/20_BasicBlack/Standard"),
+                  _osa_check("name", 'tell application "Keynote" to get name of front document', "keynote_t1")],
+                 [_osa('tell application "Keynote" to save (make new document with properties '
+                       '{document theme:theme "Basic Black"}) in POSIX file "/Users/pipiwu/Documents/keynote_t1.key"')])
+    obs, info = env.reset(options={"task": task})
+    obs, _, _, _, _ = env.step(_osa('tell application "Keynote" to get name of every theme'))
+    assert obs["text"].strip().startswith("Basic White, Basic Black, ")
+    obs, _, _, _, _ = env.step(_osa('tell application "Keynote" to get id of theme "Basic White"'))
+    assert obs["text"].strip() == "Application/21_BasicWhite/Standard"
+    # a theme is found by its id too, and the document's theme prints as osascript prints it
+    env.step(_osa('tell application "Keynote" to make new document with properties '
+                  '{document theme:theme id "Application/20_BasicBlack/Standard"}'))
+    obs, _, _, _, _ = env.step(_osa(read))
+    assert obs["text"].strip().split(" ")[-1] == "Application/20_BasicBlack/Standard"
+    b = env.unwrapped.backend
+    assert b.app_state("Keynote")["documents"][0]["theme"] == "Basic Black"
+    env.step(_osa('tell application "Keynote" to save front document in POSIX file "/Users/pipiwu/Documents/keynote_t1.key"'))
+    _, _, _, _, info = env.step("DONE")
+    assert info["score"] == 1.0, info["checkpoints"]
+    with pytest.raises(AppleScriptError, match="Can’t get theme"):
+        b.run_applescript('tell application "Keynote" to make new document with properties {document theme:theme id "Application/Nope/Standard"}')
+
+
+def test_keynote_images_tables_shapes_and_text_items(env, tmp_path: Path) -> None:
+    from PIL import Image
+
+    task = _task("gap-keynote-items", ["Keynote"],
+                 [{"type": "file", "path": "~/Desktop/pic.png", "generator": {"name": "png", "args": {"width": 800, "height": 600}}},
+                  {"type": "applescript", "script": 'tell application "Keynote" to make new document'}],
+                 [_osa_check("image width", _KN + "tell slide 1 to tell image 1 to return width", "1920"),
+                  _osa_check("image position", _KN + "tell slide 1 to tell image 1 to return position", "0, 0"),
+                  _osa_check("table", _KN + "tell slide 1 to tell table 1 to tell row 2 to tell cell 3 to return value", "Hi")],
+                 [])
+    obs, info = env.reset(options={"task": task})
+    b = env.unwrapped.backend
+    before = obs["image"].copy()
+    obs, _, _, _, info = env.step(_osa(
+        'tell application "Keynote"\n tell slide 1 of front document\n'
+        '  set img to make new image with properties {file:POSIX file "/Users/pipiwu/Desktop/pic.png"}\n'
+        '  set width of img to 1920\n  set height of img to 1080\n  set position of img to {0, 0}\n'
+        '  set t to make new table with properties {row count:3, column count:4}\n'
+        '  set value of cell 3 of row 2 of t to "Hi"\n'
+        '  set s to make new shape with properties {width:300, height:200, position:{10, 20}}\n'
+        '  set ti to make new text item with properties {object text:"Launch"}\n'
+        '  set color of object text of ti to {65535, 0, 0}\n  set size of object text of ti to 64\n'
+        '  set font of object text of ti to "Helvetica Neue"\n end tell\nend tell'))
+    assert info.get("action_error") is None, obs["text"]
+    assert not np.array_equal(obs["image"], before)  # the slide shows what was added
+    osa = b.run_applescript
+    assert osa(_KN + "tell slide 1 to return {count every image, count every table}") == "1, 1"
+    assert osa(_KN + "tell slide 1 to tell table 1 to return {row count, column count}") == "3, 4"
+    assert osa(_KN + "tell slide 1 to tell table 1 to return name of cell 3 of row 2") == "C2"
+    shape = osa(_KN + "tell slide 1 to tell shape 3 to return properties")
+    assert shape.startswith("opacity:100, parent:slide 1 of ") and "position:10, 20, object text:, width:300" in shape
+    style = osa(_KN + "tell slide 1 to tell text item 3 to tell object text to return properties")
+    assert style == "font:HelveticaNeue, color:65535, 0, 0, class:text, size:64"
+    assert osa(_KN + "tell slide 1 to return object text of text item 3") == "Launch"
+    # the default title/body items are Keynote's placeholders, with their geometry and text style
+    assert osa(_KN + "tell slide 1 to return position of default title item") == "150, 250"
+    assert osa(_KN + "tell slide 1 to return color of object text of default title item") == "0, 0, 0"
+    # saved and reopened, everything is still there (the .key file keeps the items)
+    osa('tell application "Keynote" to close front document saving in POSIX file "/Users/user/Documents/deck.key"')
+    osa('tell application "Keynote" to open POSIX file "/Users/user/Documents/deck.key"')
+    assert osa(_KN + "tell slide 1 to tell image 1 to return {width, height, file name}") == "1920, 1080, pic.png"
+    _, _, _, _, info = env.step("DONE")
+    assert info["score"] == 1.0, info["checkpoints"]
+
+
+@pytest.mark.parametrize("script,error", [
+    ("make new table with properties {row count:100000, column count:3}", "row count"),
+    ("make new table with properties {row count:200, column count:60}", "at most 6000 cells"),
+    ('make new image with properties {file:POSIX file "/Users/pipiwu/../../etc/passwd"}', "couldn’t be opened"),
+    ('make new image with properties {file:POSIX file "/etc/hostname"}', "outside the home"),
+    ('make new image with properties {file:POSIX file "/Users/user/Desktop/notes.txt"}', "not an image"),
+    ("make new shape with properties {width:1.0E+12}", "width"),
+    ("make new shape with properties {position:{1, 2, 3}}", "position"),
+    ("make new text item with properties {color:{70000, 0, 0}}", "RGB color"),
+])
+def test_keynote_items_refuse_what_is_out_of_bounds(b: SimBackend, script: str, error: str) -> None:
+    (b.home / "Desktop" / "notes.txt").write_text("not a picture")
+    b.run_applescript('tell application "Keynote" to make new document')
+    with pytest.raises(AppleScriptError, match=error):
+        b.run_applescript(f'tell application "Keynote" to tell slide 1 of front document to {script}')
+    assert b.run_applescript(_KN + "tell slide 1 to return count every iWork item") == "2"  # nothing half-made stays
+
+
+def test_keynote_item_limit_per_slide(b: SimBackend) -> None:
+    from mmenvs.macagent.backends.sim.apps.iwork_items import MAX_ITEMS
+
+    b.run_applescript('tell application "Keynote" to make new document')
+    b.run_applescript(_KN + f"tell slide 1 to repeat {MAX_ITEMS} times\n make new shape\nend repeat")
+    with pytest.raises(AppleScriptError, match=f"at most {MAX_ITEMS} items"):
+        b.run_applescript(_KN + "tell slide 1 to make new shape")
+
+
+_PG = 'tell application "Pages" to tell front document to '
+
+
+def test_pages_templates_pages_and_character_styles(env) -> None:
+    task = _task("gap-pages", ["Pages"], [{"type": "applescript", "script":
+                                           'tell application "Pages" to make new document with properties '
+                                           '{document template:template "Blank Black"}'}],
+                 [_osa_check("template", _PG + "return document template", "template id Application/20_Blank_Black/Traditional"),
+                  _osa_check("page 2", _PG + "tell page 2 to return body text", "The quick brown fox"),
+                  _osa_check("red", _PG + "return color of character 1 of body text", "65535, 0, 0"),
+                  _osa_check("font", _PG + "return font of character 5 of body text", "Courier")],
+                 [])
+    obs, info = env.reset(options={"task": task})
+    b = env.unwrapped.backend
+    osa = b.run_applescript
+    osa(_PG + 'set body text to "Passwd: 111111"')
+    assert osa(_PG + "tell page 1 to return body text") == "Passwd: 111111"
+    assert osa(_PG + "return color of character 1 of body text") == "65535, 65535, 65535"  # white on Blank Black
+    assert osa(_PG + "return font of character 1 of body text") == "HelveticaNeue"
+    # a page break (Insert ▸ Page Break in the window) starts page 2
+    b.open_app("Pages")
+    b.hotkey("command", "down")
+    click(b, "AXMenuBarItem", "Insert")
+    click(b, "AXMenuItem", "Page Break")
+    b.type_text("The quick brown fox")
+    assert osa(_PG + "return count of pages") == "2"
+    assert osa(_PG + "tell page 1 to return body text") == "Passwd: 111111"
+    obs, _, _, _, info = env.step(_osa(_PG + "set color of word 1 of body text to {65535, 0, 0}"))
+    assert info.get("action_error") is None, obs["text"]
+    env.step(_osa(_PG + 'set font of paragraph 1 of body text to "Courier"'))
+    assert osa(_PG + "return color of character 6 of body text") == "65535, 0, 0"  # the d of Passwd
+    assert osa(_PG + "return color of character 7 of body text") == "65535, 65535, 65535"  # the colon after it
+    assert osa(_PG + "return every word of body text") == "Passwd, 111111, The, quick, brown, fox"
+    assert osa(_PG + "return font of word 3 of body text") == "HelveticaNeue"  # page 2 was not in paragraph 1
+    # styles survive editing around them and a save/reopen
+    b.type_text(" jumps")
+    assert osa(_PG + "return color of character 1 of body text") == "65535, 0, 0"
+    osa('tell application "Pages" to save front document in POSIX file "/Users/user/Documents/styled.pages"')
+    osa('tell application "Pages" to close front document')
+    osa('tell application "Pages" to open POSIX file "/Users/user/Documents/styled.pages"')
+    assert osa(_PG + "return {color of character 1 of body text, font of character 5 of body text}") == "65535, 0, 0, Courier"
+    _, _, _, _, info = env.step("DONE")
+    assert [c["passed"] for c in info["checkpoints"]] == [True, False, True, True]  # page 2 has " jumps" now
+    assert osa(_PG + "tell page 2 to return body text") == "The quick brown fox jumps"
+
+
+def test_pages_tables_shapes_alignment_and_bad_values(b: SimBackend) -> None:
+    osa = b.run_applescript
+    osa('tell application "Pages" to make new document with properties {body text:"One\\nTwo"}')
+    osa(_PG + "make new table with properties {row count:3, column count:3}")
+    osa(_PG + 'set value of cell 1 of row 1 of first table to "Hi"')
+    assert osa(_PG + "return value of cell 1 of row 1 of first table") == "Hi"
+    osa(_PG + "make new shape")
+    osa(_PG + "tell front shape to set position to {0, 0}")
+    osa(_PG + "tell front shape to set width to 4 * 72")
+    osa(_PG + "tell front shape to set height to 288")
+    assert osa(_PG + "tell front shape to return {position, width, height}") == "0, 0, 288, 288"
+    osa(_PG + "set alignment of paragraph 2 of body text to center")
+    assert osa(_PG + "return alignment of paragraph 2 of body text") == "center"
+    assert osa(_PG + "return alignment of paragraph 1 of body text") == "left"
+    for bad, msg in [("set color of character 1 of body text to {1, 2}", "RGB color"),
+                     ('set font of character 1 of body text to ""', "a font is its name"),
+                     ("set size of body text to 100000", "size"),
+                     ('set alignment of paragraph 1 of body text to "sideways"', "alignment"),
+                     ("make new table with properties {row count:5000, column count:5000}", "row count"),
+                     ("return color of character 99 of body text", "Can’t get character 99")]:
+        with pytest.raises(AppleScriptError, match=msg):
+            osa(_PG + bad)
+    assert osa(_PG + "return body text") == "One\nTwo"
+
+
+_NB = 'tell application "Numbers" to tell front document to tell sheet 1 to tell table 1 to '
+
+
+def test_numbers_background_color_and_merge_as_the_public_getters_read_them(env) -> None:
+    names = ('tell application "Numbers"\n tell front document\'s sheet 1\'s table 1\n  set nameList to ""\n'
+             '  repeat with r from 1 to 2\n   repeat with c from 1 to 3\n    set nameList to nameList & name of cell c of row r & ","\n'
+             '   end repeat\n  end repeat\n  return nameList\n end tell\nend tell')
+    bg = ('tell application "Numbers" to tell front document to tell sheet 1 to tell table 1\n'
+          ' set bg to background color of cell 2 of row 4\n'
+          ' return (item 1 of bg as string) & "," & (item 2 of bg as string) & "," & (item 3 of bg as string)\nend tell')
+    task = _task("gap-numbers", ["Numbers"],
+                 [{"type": "applescript", "script": 'tell application "Numbers"\n set d to make new document\n'
+                   ' tell active sheet of d\n  delete every table\n  set t to make new table with properties {row count:5, column count:5}\n'
+                   '  tell t\n   repeat with r from 1 to 5\n    repeat with c from 1 to 5\n     set value of cell c of row r to (r * c)\n'
+                   '    end repeat\n   end repeat\n  end tell\n end tell\nend tell'}],
+                 [_osa_check("merged", names, "A1,A1,A1,A1,A1,A1,"), _osa_check("red", bg, "65535,0,0")],
+                 [_osa(_NB + 'merge range "A1:C2"'), _osa(_NB + "set background color of cell 2 of row 4 to {65535, 0, 0}")])
+    obs, info = env.reset(options={"task": task})
+    assert info["score"] == 0.0
+    before = obs["image"].copy()
+    obs, _, _, _, info = env.step(_osa(_NB + 'merge range "A1:C2"'))
+    assert info.get("action_error") is None, obs["text"]
+    b = env.unwrapped.backend
+    osa = b.run_applescript
+    assert osa(_NB + "return {row span of cell 1 of row 1, column span of cell 3 of row 2, value of cell 1 of row 1}") == "2, 3, 1.0"
+    assert osa(_NB + "return value of cell 2 of row 2") == "1.0"  # inside the merge: the merged cell
+    assert osa(_NB + "return name of cell 4 of row 1") == "D1" and osa(_NB + "return row span of cell 4 of row 1") == "1"
+    assert osa(_NB + "return background color of cell 2 of row 4") == "missing value"
+    obs, _, _, _, info = env.step(_osa(_NB + "set background color of cell 2 of row 4 to {65535, 0, 0}"))
+    assert not np.array_equal(obs["image"], before)  # the fill and the merge show in the window
+    osa(_NB + 'set background color of range "D4:E5" to {0, 0, 65535}')
+    assert osa(_NB + "return background color of cell 5 of row 5") == "0, 0, 65535"
+    osa(_NB + 'unmerge range "A1:A1"')
+    assert osa(_NB + "return name of cell 2 of row 2") == "B2"
+    osa(_NB + 'merge range "A1:C2"')
+    # a file saved and reopened keeps fills and merges
+    osa('tell application "Numbers" to save front document in POSIX file "/Users/user/Documents/m.numbers"')
+    osa('tell application "Numbers" to close front document saving no')
+    osa('tell application "Numbers" to open POSIX file "/Users/user/Documents/m.numbers"')
+    _, _, _, _, info = env.step("DONE")
+    assert info["score"] == 1.0, info["checkpoints"]
+
+
+def test_numbers_merge_and_fill_attacks(b: SimBackend) -> None:
+    osa = b.run_applescript
+    osa('tell application "Numbers" to make new document')
+    osa('tell application "Numbers" to tell front document to tell sheet 1 to make new table with properties '
+        '{row count:1000, column count:200}')
+    tb = 'tell application "Numbers" to tell front document to tell sheet 1 to tell table 2 to '
+    osa(tb + 'merge range "A1:GR1000"')  # the whole largest table: one merge, bounded work
+    assert osa(tb + "return {row span of cell 1 of row 1, column span of cell 200 of row 1000}") == "1000, 200"
+    osa(tb + 'set background color of range "A1:GR1000" to {1, 2, 3}')
+    assert osa(tb + "return background color of cell 7 of row 900") == "1, 2, 3"
+    for bad in ['merge range "A1:ZZ5000"', "set background color of cell 1 of row 1 to {1, 2}",
+                "set background color of cell 1 of row 1 to {70000, 0, 0}", 'set background color of cell 1 of row 1 to "red"']:
+        with pytest.raises(AppleScriptError):
+            osa(tb + bad)

@@ -27,7 +27,8 @@ from .errors import (ERR_CANT_SET, ERR_COERCION, ERR_DIVIDE_BY_ZERO, ERR_GENERIC
                      ERR_UNDEFINED_VARIABLE, ERR_USER_CANCELED, AppleScriptError, DeadlinePassed, StepBudgetExceeded,
                      out_of_memory)
 from .model import AppleScriptHost, DialogRequest, ObjectRef
-from .values import (MAX_INTEGER, MONTHS, WEEKDAYS, AppObject, Application, Constant, FileRef, ItemRef, add_seconds,
+from .values import (MAX_INTEGER, MONTHS, TEXT_VALUE_PROPERTIES, WEEKDAYS, AppObject, Application, BoundText,
+                     Constant, FileRef, ItemRef, RichText, add_seconds,
                      class_name, coerce, compare, date_string, deref, fold, format_result,
                      hfs_to_posix, norm_number, short_date_string, source_form, time_string,
                      values_equal)
@@ -622,7 +623,9 @@ class Interpreter:
             raise AppleScriptError("AppleEvent handler failed.", -10000).from_app(app_name) from exc
 
     def wrap(self, app_name: str, app: Any, value: Any, desc: str) -> Any:
-        """App results → script values (handles become objects of that app)."""
+        """App results → script values (handles become objects of that app; rich text stays text bound to it)."""
+        if isinstance(value, RichText):
+            return BoundText(value, AppObject(app_name, app, value.ref, desc))
         if isinstance(value, ObjectRef):
             return AppObject(app_name, app, value, desc)
         if isinstance(value, list):
@@ -634,6 +637,8 @@ class Interpreter:
     def unwrap(self, value: Any) -> Any:
         """Script values → what apps receive (objects become their handles)."""
         value = deref(value)
+        if isinstance(value, BoundText):
+            return str(value)  # apps get the text, never the script's object
         if isinstance(value, AppObject):
             return value.ref
         if isinstance(value, list):
@@ -705,6 +710,8 @@ class Interpreter:
         target = deref(target)
         if isinstance(target, Plural):
             return Plural(self.property_of(t, name) for t in target)
+        if isinstance(target, BoundText) and name.lower() not in TEXT_VALUE_PROPERTIES:
+            target = target.obj  # ``color of body text``: the app's text object answers
         if isinstance(target, AppObject):
             if name == "class":
                 return Constant(target.ref.cls)
@@ -843,6 +850,10 @@ class Interpreter:
     def select_from(self, node: N.Elements, container: Any) -> Any:
         arg = self.eval(node.arg) if node.arg is not None else None
         arg2 = self.eval(node.arg2) if node.arg2 is not None else None
+        if isinstance(container, BoundText):
+            # ``character 3 of body text``: the app's text elements, each again text bound to the app
+            found = self.select_app(node, container.obj, arg, arg2)
+            return Plural(self.bound_text(o) for o in found) if isinstance(found, Plural) else self.bound_text(found)
         if isinstance(container, (AppObject, Application)):
             return self.select_app(node, container, arg, arg2)
         return self.select_value(node, container, arg, arg2)
@@ -909,6 +920,13 @@ class Interpreter:
         i = self.ordinal_index(node.ordinal, len(objs), missing)
         objs[i].desc = desc
         return objs[i]
+
+    def bound_text(self, obj: Any) -> Any:
+        """A text element the app returned, as text bound to the app (its ``text`` property)."""
+        if not isinstance(obj, AppObject):
+            return obj
+        text = self.app_call(obj.app_name, obj.app.get_property, obj.ref, "text")
+        return BoundText(str(text), obj) if isinstance(text, str) else obj
 
     def text_from_ids(self, ids: Any) -> str:
         """``character id 65`` / ``string id {72, 105}``: text from Unicode code points."""
@@ -1092,6 +1110,8 @@ class Interpreter:
 
     def set_property_of(self, owner: Any, name: str, value: Any, container_node: N.Node | None) -> None:
         owner = deref(owner)
+        if isinstance(owner, BoundText):
+            owner = owner.obj
         if isinstance(owner, Plural):
             for o in owner:
                 self.set_property_of(o, name, value, None)

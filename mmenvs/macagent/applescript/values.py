@@ -74,6 +74,35 @@ class AppObject:
         return hash((self.app_name, self.ref))
 
 
+class RichText(str):
+    """Text an app hands out that is also one of its objects (Pages' ``body text``, Keynote's ``object
+    text``): it reads as plain text everywhere (printing, comparing, ``&``), while its ``characters``,
+    ``words`` and ``paragraphs`` and properties such as ``color``, ``font`` and ``size`` are asked of the
+    app. ``ref`` is the app's handle of the text; the interpreter binds it to the app (:class:`BoundText`)."""
+
+    ref: Any
+
+    def __new__(cls, text: str, ref: Any) -> "RichText":
+        obj = super().__new__(cls, text)
+        obj.ref = ref
+        return obj
+
+
+class BoundText(str):
+    """A :class:`RichText` inside a running script: the text, and ``obj``, the app object it is."""
+
+    obj: AppObject
+
+    def __new__(cls, text: str, obj: AppObject) -> "BoundText":
+        value = super().__new__(cls, text)
+        value.obj = obj
+        return value
+
+
+#: properties of rich text that are the text's own (``length of body text``), not asked of the app
+TEXT_VALUE_PROPERTIES = frozenset({"length", "quoted form", "id", "posix path", "class"})
+
+
 @dataclass(eq=False)
 class ItemRef:
     """``item i of <list>``: the loop variable of ``repeat with x in <list>`` is such a reference.
@@ -294,9 +323,16 @@ def source_form(value: Any) -> str:
 
 
 def format_result(value: Any, top: bool = True) -> str:
-    """What ``osascript`` prints for a script result (its default, human-readable form)."""
+    """What ``osascript`` prints for a script result (its default, human-readable form). An app may
+    give an object its human-readable form with ``display_form(ref)`` (unquoted, without ``of
+    application``, as osascript prints Keynote's ``theme id Application/20_BasicBlack/Standard``)."""
     if isinstance(value, ItemRef):
         return source_form(value)
+    if isinstance(value, AppObject):
+        display = getattr(value.app, "display_form", None)
+        text = display(value.ref) if display is not None else None
+        if text:
+            return text
     if isinstance(value, str):
         return value
     if isinstance(value, list):

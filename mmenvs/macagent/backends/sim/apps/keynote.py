@@ -26,6 +26,8 @@ from ..widgets import Box, Button, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window
 from .iwork import (ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, Slide, write_pptx,
                     write_slide_images, write_slides_pdf)
+from .iwork_items import DEFAULT_FONT, ITEM_CLASSES, ItemScripting, check_items, color, font_name, item_widgets, number
+from ....applescript.values import RichText
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
@@ -37,25 +39,32 @@ RGB = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class Theme:
-    """A Keynote theme: background, title and body colours."""
+    """A Keynote theme: background, title and body colours, and its id as Keynote's dictionary gives
+    it (``Application/<folder>/Standard`` for the themes that come with Keynote)."""
 
     name: str
     background: RGB
     title_color: RGB
     body_color: RGB
+    folder: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"Application/{self.folder or self.name.replace(' ', '')}/Standard"
 
 
 THEMES: tuple[Theme, ...] = (
-    Theme("Basic White", (255, 255, 255), (0, 0, 0), (60, 60, 60)),
-    Theme("Basic Black", (0, 0, 0), (255, 255, 255), (200, 200, 200)),
-    Theme("Classic White", (250, 249, 244), (28, 36, 72), (70, 70, 80)),
-    Theme("Basic Color", (44, 98, 190), (255, 255, 255), (225, 232, 250)),
-    Theme("Gradient", (36, 52, 110), (255, 255, 255), (205, 215, 240)),
-    Theme("Showroom", (58, 58, 64), (250, 250, 250), (210, 210, 214)),
-    Theme("Editorial", (244, 239, 228), (150, 40, 32), (60, 50, 40)),
-    Theme("Slate", (72, 82, 92), (255, 255, 255), (220, 226, 232)),
+    Theme("Basic White", (255, 255, 255), (0, 0, 0), (60, 60, 60), "21_BasicWhite"),
+    Theme("Basic Black", (0, 0, 0), (255, 255, 255), (200, 200, 200), "20_BasicBlack"),
+    Theme("Classic White", (250, 249, 244), (28, 36, 72), (70, 70, 80), "22_ClassicWhite"),
+    Theme("Basic Color", (44, 98, 190), (255, 255, 255), (225, 232, 250), "23_BasicColor"),
+    Theme("Gradient", (36, 52, 110), (255, 255, 255), (205, 215, 240), "31_Gradient"),
+    Theme("Showroom", (58, 58, 64), (250, 250, 250), (210, 210, 214), "42_Showroom"),
+    Theme("Editorial", (244, 239, 228), (150, 40, 32), (60, 50, 40), "40_Editorial"),
+    Theme("Slate", (72, 82, 92), (255, 255, 255), (220, 226, 232), "41_Slate"),
 )
 THEME_NAMES = tuple(t.name for t in THEMES)
+THEME_BY_ID = {t.id: t.name for t in THEMES}
 
 # slide layout ("master slide") → (title showing, body showing)
 LAYOUTS: dict[str, tuple[bool, bool]] = {
@@ -88,10 +97,28 @@ class KSlide:
     skipped: bool = False
     title_showing: bool = True
     body_showing: bool = True
+    items: list[dict[str, Any]] = field(default_factory=list)  # shapes, text items, images, tables (iwork_items)
+    styles: dict[str, dict[str, Any]] = field(default_factory=dict)  # "title"/"body": font, color, size set by scripts
 
     def to_content(self) -> dict[str, Any]:
-        return {"layout": self.layout, "title": self.title, "body": self.body, "presenter notes": self.notes,
-                "skipped": self.skipped, "title showing": self.title_showing, "body showing": self.body_showing}
+        out = {"layout": self.layout, "title": self.title, "body": self.body, "presenter notes": self.notes,
+               "skipped": self.skipped, "title showing": self.title_showing, "body showing": self.body_showing}
+        if self.items:
+            out["items"] = self.items
+        if self.styles:
+            out["text styles"] = self.styles
+        return out
+
+
+#: where a layout's default title and body items sit on the 1920×1080 slide: (x, y, width, height)
+DEFAULT_FRAMES: dict[str, dict[str, tuple[int, int, int, int]]] = {
+    "Title": {"title": (150, 250, 1620, 320), "body": (150, 600, 1620, 200)},
+    "Section": {"title": (150, 380, 1620, 320)}, "Title Only": {"title": (150, 60, 1620, 200)},
+    "Statement": {"body": (150, 300, 1620, 480)}, "Quote": {"body": (150, 300, 1620, 480)},
+}
+_DEFAULT_FRAME = {"title": (150, 60, 1620, 200), "body": (150, 300, 1620, 700)}
+#: the default size of a layout's title and body text (points)
+DEFAULT_SIZES = {"title": 80, "body": 48}
 
 
 @dataclass
@@ -131,16 +158,57 @@ class KeynoteModel:
         return {"theme": self.theme, "slides": [s.to_content() for s in self.slides]}
 
 
-class KeynoteScripting(IWorkScripting):
+def _rgb16(rgb: RGB) -> list[int]:
+    return [c * 257 for c in rgb]
+
+
+class KeynoteScripting(ItemScripting, IWorkScripting):
     """Keynote's dictionary over the open presentations (see the module docstring)."""
 
     extra_classes = {"slide": "slides", "master slide": "master slides", "slide layout": "slide layouts",
-                     "theme": "themes", "shape": "shapes", "text item": "text items"}
+                     "theme": "themes", "shape": "shapes", "text item": "text items", "image": "images",
+                     "table": "tables", "iWork item": "iWork items", "row": "rows", "column": "columns",
+                     "cell": "cells"}
     extra_properties = frozenset({"document theme", "slide number", "base slide", "base layout", "title showing",
                                   "body showing", "skipped", "default title item", "default body item",
                                   "presenter notes", "object text", "current slide", "width", "height",
-                                  "slide numbers showing", "image format"})
-    extra_constants = frozenset({"HTML", "QuickTime movie", "Keynote 09", "PNG", "JPEG", "TIFF"})
+                                  "slide numbers showing", "image format", "position", "rotation", "opacity",
+                                  "locked", "reflection showing", "reflection value", "background fill type",
+                                  "parent", "file", "file name", "description", "row count", "column count",
+                                  "value", "formatted value", "font", "color", "size", "text", "background color",
+                                  "header row count", "header column count", "footer row count", "address"})
+    extra_constants = frozenset({"HTML", "QuickTime movie", "Keynote 09", "PNG", "JPEG", "TIFF", "no fill",
+                                 "color fill", "gradient fill", "image fill"})
+    item_frame = (1920, 1080)
+
+    # ------------------------------------------------------------------ items (iwork_items)
+    def item_list(self, doc_id: Any, key: Any) -> list[dict[str, Any]]:
+        return self.slide(ObjectRef("slide", (doc_id, key))).items
+
+    def item_container(self, ref: ObjectRef | None) -> tuple[Any, Any] | None:
+        if ref is not None and ref.cls == "slide" and isinstance(ref.id, tuple):
+            self.slide(ref)
+            return ref.id
+        d = self.app.front_document() if ref is None else (self.doc(ref) if ref.cls == "document" else None)
+        if d is None:
+            return None
+        cur = d.model.current_slide()
+        return None if cur is None else (d.id, cur.id)
+
+    def item_parent(self, doc_id: Any, key: Any) -> ObjectRef:
+        return ObjectRef("slide", (doc_id, key))
+
+    def text_defaults(self, doc_id: Any) -> tuple[list[int], float]:
+        return _rgb16(theme(self._model(doc_id).theme).body_color), 36
+
+    def _default_style(self, s: KSlide, which: str, doc_id: int) -> dict[str, Any]:
+        th = theme(self._model(doc_id).theme)
+        base = {"font": DEFAULT_FONT, "color": _rgb16(th.title_color if which == "title" else th.body_color),
+                "size": DEFAULT_SIZES[which]}
+        return {**base, **s.styles.get(which, {})}
+
+    def _default_frame(self, s: KSlide, which: str) -> tuple[int, int, int, int]:
+        return DEFAULT_FRAMES.get(s.layout, _DEFAULT_FRAME).get(which, _DEFAULT_FRAME[which])
     record_properties = ("document theme", "current slide", "width", "height", "slide numbers showing")
 
     # ------------------------------------------------------------------ lookups
@@ -162,7 +230,7 @@ class KeynoteScripting(IWorkScripting):
         return ObjectRef("slide", (doc_id, s.id))
 
     def _item(self, obj: ObjectRef) -> tuple[KSlide, str]:
-        doc_id, slide_id, which = obj.id
+        doc_id, slide_id, which = obj.id[:3]
         s = self.slide(ObjectRef("slide", (doc_id, slide_id)))
         if not (s.title_showing if which == "title" else s.body_showing):
             raise AppleScriptError(f"Can’t get default {which} item of slide {self._model(doc_id).index_of(s.id) + 1}: "
@@ -181,10 +249,26 @@ class KeynoteScripting(IWorkScripting):
         if obj.cls in ("master slide", "slide layout") and isinstance(obj.id, tuple):
             return f'{obj.cls} "{obj.id[1]}" of application "Keynote"'
         if obj.cls == "theme":
-            return f'theme "{obj.id}" of application "Keynote"'
+            return f'theme id "{theme(obj.id).id}" of application "Keynote"' if obj.id in THEME_NAMES else \
+                f'theme "{obj.id}" of application "Keynote"'
+        if self.is_item_ref(obj):
+            return f"{obj.cls} id {obj.id[2]} of {self.describe(ObjectRef('slide', obj.id[:2]))}"
         if obj.cls in ("shape", "text item") and isinstance(obj.id, tuple):
             return f"default {obj.id[2]} item of {self.describe(ObjectRef('slide', obj.id[:2]))}"
         return super().describe(obj)
+
+    def display_form(self, obj: ObjectRef) -> str | None:
+        """How osascript prints a theme (``theme id Application/20_BasicBlack/Standard``) and the
+        items of a slide (``image 1 of slide 1 of document Untitled``)."""
+        if obj.cls == "theme" and obj.id in THEME_NAMES:
+            return f"theme id {theme(obj.id).id}"
+        return None
+
+    def element_by_id(self, container: ObjectRef | None, cls: str, ident: Any) -> ObjectRef | None:
+        if cls == "theme" and container is None:
+            name = THEME_BY_ID.get(str(ident))
+            return ObjectRef("theme", name) if name is not None else None
+        return None
 
     def _layout_name(self, value: Any) -> str:
         if isinstance(value, ObjectRef) and value.cls in ("master slide", "slide layout"):
@@ -197,6 +281,7 @@ class KeynoteScripting(IWorkScripting):
 
     def _theme_name(self, value: Any) -> str:
         name = str(value.id) if isinstance(value, ObjectRef) and value.cls == "theme" else str(value)
+        name = THEME_BY_ID.get(name, name)  # a theme's id names it too
         if name not in THEME_NAMES:
             raise AppleScriptError(f"Can’t get theme \"{name}\". Keynote has the themes {', '.join(THEME_NAMES)}.",
                                    ERR_NO_SUCH_OBJECT)
@@ -217,13 +302,24 @@ class KeynoteScripting(IWorkScripting):
                 return [self._slide_ref(container.id, s) for s in m.slides]
             if cls in ("master slide", "slide layout"):
                 return [ObjectRef(cls, (container.id, n)) for n in LAYOUT_NAMES]
-        if container is not None and container.cls == "slide" and cls in ("shape", "text item"):
+        if container is not None and container.cls == "slide" and cls in (*ITEM_CLASSES, "iWork item"):
             s = self.slide(container)
             doc_id, sid = container.id
-            return [ObjectRef(cls, (doc_id, sid, w)) for w, on in (("title", s.title_showing), ("body", s.body_showing)) if on]
+            defaults = [] if cls in ("image", "table") else [
+                ObjectRef("shape" if cls == "iWork item" else cls, (doc_id, sid, w))
+                for w, on in (("title", s.title_showing), ("body", s.body_showing)) if on]
+            return defaults + (self.item_elements(container, cls) or [])
+        if container is not None:
+            found = self.item_elements(container, cls)
+            if found is not None:
+                return found
         return None
 
     def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
+        if cls == "table" and container is not None and container.cls == "slide":
+            return self.table_by_name(container, name)
+        if cls == "cell" and container is not None:
+            return self.cell_by_name(container, name)
         if cls == "theme" and container is None:
             return ObjectRef("theme", str(name)) if str(name) in THEME_NAMES else None
         if cls in ("master slide", "slide layout") and str(name) in LAYOUTS:
@@ -237,8 +333,12 @@ class KeynoteScripting(IWorkScripting):
     def get_extra(self, obj: ObjectRef | None, prop: str) -> Any:
         if obj is None:
             return super().get_extra(obj, prop)
-        if obj.cls == "theme" and prop in ("name", "id"):
+        if obj.cls == "theme" and prop == "name":
             return obj.id
+        if obj.cls == "theme" and prop == "id":
+            return theme(self._theme_name(obj)).id
+        if obj.cls == "theme" and prop == "properties":
+            return {"class": Constant("theme"), "id": theme(self._theme_name(obj)).id, "name": obj.id}
         if obj.cls in ("master slide", "slide layout") and prop in ("name", "id"):
             return obj.id[1]
         if obj.cls == "document":
@@ -273,14 +373,33 @@ class KeynoteScripting(IWorkScripting):
                 return ref
             if prop == "properties":
                 return {"class": Constant("slide"), **values}
+        if self.is_item_ref(obj) or self.is_table_part(obj):
+            return self.item_get(obj, prop)
+        if obj.cls == "item text":
+            return self.item_text_get(obj, prop)
+        if obj.cls == "default text":
+            s, which = self._item(obj)
+            st = self._default_style(s, which, obj.id[0])
+            if prop == "text":
+                return s.title if which == "title" else s.body
+            if prop in st:
+                return st[prop]
+            if prop == "properties":
+                return {"font": st["font"], "color": st["color"], "class": Constant("text"), "size": st["size"]}
         if obj.cls in ("shape", "text item"):
             s, which = self._item(obj)
-            if prop == "object text":
-                return s.title if which == "title" else s.body
+            x, y, w, h = self._default_frame(s, which)
+            text = s.title if which == "title" else s.body
+            values = {"opacity": 100, "parent": ObjectRef("slide", obj.id[:2]), "class": Constant(obj.cls),
+                      "reflection showing": False, "background fill type": Constant("no fill"), "position": [x, y],
+                      "object text": RichText(text, ObjectRef("default text", obj.id)), "width": w, "rotation": 0,
+                      "reflection value": 0, "height": h, "locked": False}
+            if prop in values:
+                return values[prop]
             if prop == "name":
                 return f"{which.capitalize()} Placeholder"
             if prop == "properties":
-                return {"class": Constant(obj.cls), "object text": s.title if which == "title" else s.body}
+                return {**values, "object text": text}
         return super().get_extra(obj, prop)
 
     def set_extra(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
@@ -306,6 +425,18 @@ class KeynoteScripting(IWorkScripting):
             if prop == "presenter notes":
                 s.notes = str(value)
                 return
+        if self.is_item_ref(obj) or self.is_table_part(obj):
+            self.item_set(obj, prop, value)
+            return
+        if obj is not None and obj.cls == "item text":
+            self.item_text_set(obj, prop, value)
+            return
+        if obj is not None and obj.cls == "default text" and prop in ("font", "color", "size"):
+            s, which = self._item(obj)
+            check = {"font": lambda v: font_name(v, "font of object text"), "color": lambda v: color(v, "color of object text"),
+                     "size": lambda v: number(v, "size of object text", 1, 1000)}[prop]
+            s.styles.setdefault(which, {})[prop] = check(value)
+            return
         if obj is not None and obj.cls in ("shape", "text item") and prop == "object text":
             s, which = self._item(obj)
             setattr(s, which, str(value))
@@ -317,6 +448,8 @@ class KeynoteScripting(IWorkScripting):
         return self.app.new_document(name)
 
     def make_extra(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        if cls in ITEM_CLASSES:
+            return self.item_make(cls, properties, at)
         if cls != "slide":
             raise AppleScriptError(f"Can’t make class {cls}.", ERR_APP_GENERIC)
         if at is None or at.cls != "document":
@@ -337,6 +470,12 @@ class KeynoteScripting(IWorkScripting):
         return self._slide_ref(d.id, s)
 
     def delete_extra(self, obj: ObjectRef) -> None:
+        if self.is_item_ref(obj):
+            return self.item_delete(obj)
+        if obj.cls in ("shape", "text item") and isinstance(obj.id, tuple) and obj.id[2] in ("title", "body"):
+            s, which = self._item(obj)  # deleting a default item hides it, as Keynote does
+            setattr(s, f"{which}_showing", False)
+            return None
         if obj.cls != "slide":
             return super().delete_extra(obj)
         s = self.slide(obj)
@@ -390,6 +529,14 @@ class KeynoteApp(IWorkApp):
                                 notes=s.get("presenter notes", ""), skipped=bool(s.get("skipped", False)))
             slide.title_showing = bool(s.get("title showing", slide.title_showing))
             slide.body_showing = bool(s.get("body showing", slide.body_showing))
+            try:
+                slide.items = check_items(s.get("items", []), f"{source}: slides[{i}]")
+            except ValueError as e:
+                raise IWorkFileError(str(e)) from None
+            styles = s.get("text styles", {})
+            if not isinstance(styles, dict) or set(styles) - {"title", "body"} or not all(isinstance(v, dict) for v in styles.values()):
+                raise IWorkFileError(f"{source}: slides[{i}].text styles must map title/body to font, color and size")
+            slide.styles = {k: dict(v) for k, v in styles.items()}
         return m
 
     def model_to_content(self, model: KeynoteModel) -> dict[str, Any]:
@@ -547,6 +694,8 @@ class KeynoteApp(IWorkApp):
         ch = int(cw * 9 / 16)
         cx, cy = nav_w + 20 + (aw - cw) // 2, 72
         out.append(Box((cx, cy, cw, ch), th.background, outline=(150, 150, 150)))
+        if cur is not None:
+            out.extend(item_widgets(cur.items, (cx, cy, cw, ch), (1920, 1080), th.body_color))
         if cur is not None:
             k = cw / 1920
             tsize, bsize = max(12, int(80 * k)), max(10, int(48 * k))

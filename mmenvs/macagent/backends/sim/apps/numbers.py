@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
-from ....applescript.values import Constant, FileRef, coerce, hfs_to_posix
+from ....applescript.values import Constant, FileRef, coerce, hfs_to_posix, source_form
 from ..menus import MenuItem, sep
 from ..scripting import path_text, set_window_bounds, window_bounds
 from ..theme import font, text_width
@@ -62,7 +62,7 @@ class NumbersScripting(ScriptableAppBase):
         self.name = "Numbers"
         cmds = dict(STANDARD_COMMANDS)
         cmds.update({"export": ("to", "as", "with properties"), "sort": ("by", "direction", "in rows"),
-                     "clear": (), "add row above": (), "add row below": (), "add column before": (),
+                     "clear": (), "merge": (), "unmerge": (), "add row above": (), "add row below": (), "add column before": (),
                      "add column after": (), "open": ("with properties",)})
         self.terminology = Terminology(
             classes={"document": "documents", "sheet": "sheets", "table": "tables", "cell": "cells",
@@ -72,7 +72,8 @@ class NumbersScripting(ScriptableAppBase):
                                   "formatted value", "formula", "row count", "column count", "header row count",
                                   "header column count", "footer row count", "cell range", "selection range",
                                   "address", "height", "width", "row", "column", "frontmost", "version", "index",
-                                  "document", "bounds", "properties"}),
+                                  "document", "bounds", "properties", "background color", "row span",
+                                  "column span", "text color"}),
             commands=cmds,
             constants=frozenset({"CSV", "Microsoft Excel", "PDF", "Numbers 09", "ascending", "descending"}))
 
@@ -274,6 +275,14 @@ class NumbersScripting(ScriptableAppBase):
                         "footer row count": t.footer_rows}
         elif cls in ("cell", "row", "column", "range"):
             d, t, top, left, bottom, right = self._area(obj)
+            if cls == "cell":  # a cell inside a merged region is that region's (top-left) cell
+                top, left = bottom, right = t.master(top, left)
+                m = t.merge_at(top, left)
+                if prop in ("row span", "column span"):
+                    return 1 if m is None else (m[2] - m[0] + 1 if prop == "row span" else m[3] - m[1] + 1)
+                if prop == "background color":
+                    fill = t.backgrounds.get((top, left))
+                    return None if fill is None else list(fill)
             if prop == "name":
                 if cls == "cell":
                     return address(top, left)
@@ -369,7 +378,24 @@ class NumbersScripting(ScriptableAppBase):
                 return
             if obj.cls == "cell" and prop == "value":
                 d, t, r, c, _, _ = self._area(obj)
-                t.set(r, c, _script_content(value))
+                t.set(*t.master(r, c), _script_content(value))
+                self.app.changed(d)
+                return
+            if obj.cls in ("cell", "row", "column", "range") and prop == "background color":
+                d, t, top, left, bottom, right = self._area(obj)
+                if value is None:
+                    rgb = None
+                elif (isinstance(value, list) and len(value) == 3 and all(
+                        isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 65535 for x in value)):
+                    rgb = (int(value[0]), int(value[1]), int(value[2]))
+                else:
+                    raise _bad(f"Can’t make {source_form(value)[:100]} into type RGB color: a color is {{red, green, blue}}, "
+                               "each 0 to 65535.")
+                if obj.cls == "cell":
+                    top, left = t.master(top, left)
+                    m = t.merge_at(top, left)
+                    bottom, right = (m[2], m[3]) if m is not None else (top, left)
+                t.set_background(top, left, bottom, right, rgb)
                 self.app.changed(d)
                 return
         except NumbersError as e:
@@ -518,6 +544,15 @@ class NumbersScripting(ScriptableAppBase):
                 return None
             if name == "sort":
                 return self._sort(direct, params)
+            if name in ("merge", "unmerge"):
+                for it in (direct if isinstance(direct, list) else [direct]):
+                    d, t, top, left, bottom, right = self._area(_ref(it))
+                    if name == "merge":
+                        t.merge(top, left, bottom, right)
+                    else:
+                        t.unmerge(top, left, bottom, right)
+                    app.changed(d)
+                return None
             if name == "clear":
                 for it in (direct if isinstance(direct, list) else [direct]):
                     d, t, top, left, bottom, right = self._area(_ref(it))

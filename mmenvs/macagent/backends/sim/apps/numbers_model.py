@@ -43,6 +43,8 @@ class Table:
     footer_rows: int = 0
     cells: dict[tuple[int, int], Input] = field(default_factory=dict)
     id: int = field(default_factory=lambda: next(_ids))
+    backgrounds: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)  # 16-bit RGB fills
+    merges: list[tuple[int, int, int, int]] = field(default_factory=list)  # (top, left, bottom, right), inclusive
     _eval: Evaluator | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -105,6 +107,8 @@ class Table:
         columns = self.columns if columns is None else int(columns)
         self.check_size(rows, columns)
         self.cells = {(r, c): v for (r, c), v in self.cells.items() if r < rows and c < columns}
+        self.backgrounds = {(r, c): v for (r, c), v in self.backgrounds.items() if r < rows and c < columns}
+        self.merges = [m for m in self.merges if m[2] < rows and m[3] < columns]
         self.rows, self.columns = rows, columns
         self.header_rows = min(self.header_rows, rows)
         self.header_columns = min(self.header_columns, columns)
@@ -125,8 +129,84 @@ class Table:
         self.header_rows, self.header_columns, self.footer_rows = hr, hc, fr
         self.changed()
 
+    # -- merged cells and fills ------------------------------------------------------------------
+    def merge_at(self, row: int, col: int) -> tuple[int, int, int, int] | None:
+        for m in self.merges:
+            if m[0] <= row <= m[2] and m[1] <= col <= m[3]:
+                return m
+        return None
+
+    def master(self, row: int, col: int) -> tuple[int, int]:
+        """The cell that holds a merged region's content (its top-left), or the cell itself."""
+        m = self.merge_at(row, col)
+        return (m[0], m[1]) if m is not None else (row, col)
+
+    def merge(self, top: int, left: int, bottom: int, right: int) -> tuple[int, int, int, int]:
+        """Merge a range into one cell (grown to take in merged regions it overlaps). The top-left cell's
+        content is kept; the other cells of the range are emptied."""
+        self._check(top, left)
+        self._check(bottom, right)
+        box = (min(top, bottom), min(left, right), max(top, bottom), max(left, right))
+        while True:
+            over = [m for m in self.merges if not (m[2] < box[0] or m[0] > box[2] or m[3] < box[1] or m[1] > box[3])]
+            grown = (min([box[0], *(m[0] for m in over)]), min([box[1], *(m[1] for m in over)]),
+                     max([box[2], *(m[2] for m in over)]), max([box[3], *(m[3] for m in over)]))
+            if grown == box:
+                break
+            box = grown
+        self.merges = [m for m in self.merges if m not in over]
+        if box[0] == box[2] and box[1] == box[3]:
+            return box  # one cell: nothing to merge
+        for r in range(box[0], box[2] + 1):
+            for c in range(box[1], box[3] + 1):
+                if (r, c) != (box[0], box[1]):
+                    self.cells.pop((r, c), None)
+        self.merges.append(box)
+        self.changed()
+        return box
+
+    def unmerge(self, top: int, left: int, bottom: int, right: int) -> None:
+        self.merges = [m for m in self.merges if m[2] < top or m[0] > bottom or m[3] < left or m[1] > right]
+        self.changed()
+
+    def set_background(self, top: int, left: int, bottom: int, right: int, rgb: tuple[int, int, int] | None) -> None:
+        for r in range(top, bottom + 1):
+            for c in range(left, right + 1):
+                if rgb is None:
+                    self.backgrounds.pop((r, c), None)
+                else:
+                    self.backgrounds[(r, c)] = rgb
+
+    def _shift_layout(self, axis: str, at: int, delta: int) -> None:
+        """Fills and merged regions follow inserted/deleted rows or columns; a merged region the change
+        cuts through is unmerged."""
+        k = 0 if axis == "row" else 1
+
+        def moved(i: int) -> int | None:
+            if delta < 0 and at <= i < at - delta:
+                return None
+            return i + delta if i >= at else i
+
+        fills = {}
+        for (r, c), rgb in self.backgrounds.items():
+            i = moved((r, c)[k])
+            if i is not None:
+                fills[(i, c) if k == 0 else (r, i)] = rgb
+        self.backgrounds = fills
+        kept = []
+        for m in self.merges:
+            lo, hi = m[k], m[k + 2]
+            if delta > 0 and lo < at <= hi or delta < 0 and not (hi < at or lo >= at - delta):
+                continue
+            a, b = moved(lo), moved(hi)
+            if a is None or b is None:
+                continue
+            kept.append((a, m[1], b, m[3]) if k == 0 else (m[0], a, m[2], b))
+        self.merges = kept
+
     def _shift(self, axis: str, at: int, delta: int) -> None:
         """Move cells and rewrite formulas for ``delta`` rows/columns inserted (>0) or deleted (<0) at ``at``."""
+        self._shift_layout(axis, at, delta)
         moved: dict[tuple[int, int], Input] = {}
         for (r, c), v in self.cells.items():
             i = r if axis == "row" else c
@@ -223,8 +303,13 @@ class Table:
                                         "value": val.code if isinstance(val, CellError) else val}
             else:
                 cells[address(r, c)] = v
-        return {"name": self.name, "rows": self.rows, "columns": self.columns, "header_rows": self.header_rows,
-                "header_columns": self.header_columns, "footer_rows": self.footer_rows, "cells": cells}
+        out = {"name": self.name, "rows": self.rows, "columns": self.columns, "header_rows": self.header_rows,
+               "header_columns": self.header_columns, "footer_rows": self.footer_rows, "cells": cells}
+        if self.backgrounds:
+            out["background_colors"] = {address(r, c): list(v) for (r, c), v in sorted(self.backgrounds.items())}
+        if self.merges:
+            out["merged"] = [f"{address(m[0], m[1])}:{address(m[2], m[3])}" for m in sorted(self.merges)]
+        return out
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> "Table":
@@ -258,6 +343,28 @@ class Table:
             if r >= t.rows or c >= t.columns:
                 raise NumbersError(f"{where}: cell {key} lies outside the {t.rows}×{t.columns} table")
             t.set(r, c, content)
+        fills = data.get("background_colors", {})
+        if not isinstance(fills, dict):
+            raise NumbersError(f"{where}: 'background_colors' must map addresses to [red, green, blue] (0–65535)")
+        for key, v in fills.items():
+            try:
+                r, c = parse_address(key)
+            except ValueError as e:
+                raise NumbersError(f"{where}: {e}") from None
+            if not (isinstance(v, list) and len(v) == 3 and all(isinstance(x, int) and 0 <= x <= 65535 for x in v)) \
+                    or r >= t.rows or c >= t.columns:
+                raise NumbersError(f"{where}: background color of {key} must be [red, green, blue] (0–65535) inside the table")
+            t.backgrounds[(r, c)] = (v[0], v[1], v[2])
+        merged = data.get("merged", [])
+        if not isinstance(merged, list) or len(merged) > t.rows * t.columns:
+            raise NumbersError(f"{where}: 'merged' must list ranges like \"A1:B2\"")
+        for text in merged:
+            try:
+                a, b = str(text).split(":")
+                (r0, c0), (r1, c1) = parse_address(a), parse_address(b)
+                t.merge(r0, c0, r1, c1)
+            except ValueError as e:
+                raise NumbersError(f"{where}: merged range {text!r}: {e}") from None
         return t
 
 

@@ -22,6 +22,8 @@ from ..widgets import Box, Button, Label, PopupButton, TextField, Widget
 from ..window import Window
 from .iwork import (Block, ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, write_docx, write_epub,
                     write_pdf, write_text)
+from .iwork_items import DEFAULT_FONT, ITEM_CLASSES, ItemScripting, check_items, color, font_name, item_widgets, number
+from ....applescript.values import Constant, RichText
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
@@ -42,12 +44,18 @@ class Template:
     paragraphs: tuple[tuple[str, str], ...] = ()
     landscape: bool = False
     dark: bool = False
+    folder: str = ""
+
+    @property
+    def id(self) -> str:
+        """The template's id in Pages' dictionary (``Application/20_Blank_Black/Traditional``)."""
+        return f"Application/{self.folder or self.name.replace(' ', '_')}/Traditional"
 
 
 TEMPLATES: tuple[Template, ...] = (
     Template("Blank"),
     Template("Blank Landscape", landscape=True),
-    Template("Blank Black", dark=True),
+    Template("Blank Black", dark=True, folder="20_Blank_Black"),
     Template("Note Taker", (("Title", "Notes"), ("Heading", "Topic"), ("Body", "Start typing your notes here."))),
     Template("Essay", (("Title", "Essay Title"), ("Subtitle", "Author Name"), ("Body", "Begin your essay here."))),
     Template("Report", (("Title", "Report Title"), ("Subtitle", "Subtitle"), ("Heading", "Introduction"),
@@ -58,6 +66,7 @@ TEMPLATES: tuple[Template, ...] = (
              landscape=False),
 )
 TEMPLATE_NAMES = tuple(t.name for t in TEMPLATES)
+TEMPLATE_BY_ID = {t.id: t.name for t in TEMPLATES}
 
 
 def word_count(text: str) -> int:
@@ -65,14 +74,103 @@ def word_count(text: str) -> int:
     return len(re.findall(r"\w+(?:['’-]\w+)*", text))
 
 
+PAGE_BREAK = "\f"  # what Insert > Page Break puts in the body text (a form feed, as Pages' text has it)
+PAGE_POINTS = (612, 792)  # US Letter, the page Pages' blank templates use (points)
+_LINES_PER_PAGE_AT_12 = 46
+_CHARS_PER_LINE_AT_12 = 80
+
+
 @dataclass
 class PagesModel:
-    """A Pages document's content: body text, one paragraph style per paragraph, body font size."""
+    """A Pages document's content: body text, one paragraph style per paragraph, body font size;
+    ``runs``: the characters' font, color and size as [length, font, color, size] runs covering the
+    text (size None: the document's font size); ``items``: shapes, text items, images and tables on
+    the page (see ``iwork_items``)."""
 
     template: str
     text: str = ""
     styles: list[str] = field(default_factory=lambda: ["Body"])
     font_size: float = 12.0
+    runs: list[list[Any]] = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    alignments: dict[int, str] = field(default_factory=dict)  # paragraph index → left | center | right | justify
+
+    # -- character styles
+    def default_color(self) -> list[int]:
+        return [65535, 65535, 65535] if template(self.template).dark else [0, 0, 0]
+
+    def _runs(self) -> list[list[Any]]:
+        n = len(self.text)
+        total = sum(r[0] for r in self.runs)
+        if total != n:  # text set without runs (a new document, an old file): one default run
+            self.runs = [[n, DEFAULT_FONT, self.default_color(), None]] if n else []
+        return self.runs
+
+    def style_at(self, i: int) -> dict[str, Any]:
+        pos = 0
+        for length, font, col, size in self._runs():
+            if i < pos + length:
+                return {"font": font, "color": list(col), "size": self.font_size if size is None else size}
+            pos += length
+        return {"font": DEFAULT_FONT, "color": self.default_color(), "size": self.font_size}
+
+    def apply_style(self, lo: int, hi: int, prop: str, value: Any) -> None:
+        """Give characters lo..hi-1 ``prop`` (font, color or size)."""
+        chars = []
+        for length, font, col, size in self._runs():
+            chars.extend([[font, tuple(col), size]] * length)
+        idx = {"font": 0, "color": 1, "size": 2}[prop]
+        for i in range(max(0, lo), min(hi, len(chars))):
+            c = list(chars[i])
+            c[idx] = tuple(value) if prop == "color" else value
+            chars[i] = c
+        self.runs = _pack(chars)
+
+    def _edit_runs(self, old: str, new: str) -> None:
+        """Keep the styles of the unchanged start and end of the text; inserted characters take the
+        style of the character before them (or after, at the start)."""
+        runs = self._runs()
+        if len(runs) <= 1:  # one style throughout (typing in a plain document): no per-character work
+            style = runs[0][1:] if runs else [DEFAULT_FONT, self.default_color(), None]
+            self.runs = [[len(new), *style]] if new else []
+            return
+        chars = []
+        for length, font, col, size in runs:
+            chars.extend([(font, tuple(col), size)] * length)
+        head = 0
+        while head < min(len(old), len(new)) and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        fill = chars[head - 1] if head else (chars[len(old) - tail] if len(old) - tail < len(chars) else
+                                             (DEFAULT_FONT, tuple(self.default_color()), None))
+        middle = len(new) - head - tail
+        chars = chars[:head] + [fill] * middle + (chars[len(old) - tail:] if tail else [])
+        self.runs = _pack([list(c) for c in chars])
+
+    # -- pages
+    def page_spans(self) -> list[tuple[int, int]]:
+        """(start, end) of each page's text: page breaks end a page, and so does a full page of lines
+        (about 46 lines of 80 characters at 12 pt, fewer at larger sizes)."""
+        scale = max(0.5, self.font_size / 12)
+        per_page = max(1, int(_LINES_PER_PAGE_AT_12 / scale))
+        per_line = max(1, int(_CHARS_PER_LINE_AT_12 / scale))
+        spans: list[tuple[int, int]] = []
+        start = 0
+        for chunk in self.text.split(PAGE_BREAK):
+            end = start + len(chunk)
+            lines, pos, page_start = 0, start, start
+            for para in chunk.split("\n"):
+                need = max(1, -(-len(para) // per_line))
+                if lines and lines + need > per_page:
+                    spans.append((page_start, pos))
+                    page_start, lines = pos, 0
+                lines += need
+                pos += len(para) + 1
+            spans.append((page_start, end))
+            start = end + 1
+        return spans
 
     def paragraphs(self) -> list[str]:
         return self.text.split("\n")
@@ -96,6 +194,7 @@ class PagesModel:
         else:  # only insertions: new paragraphs after a kept one are Body
             mid_styles = ["Body"] * middle
         self.styles = styles[:head] + mid_styles[:middle] + (styles[len(old) - tail:] if tail else [])
+        self._edit_runs(self.text, text)
         self.text = text
 
     def style_of(self, index: int) -> str:
@@ -105,8 +204,26 @@ class PagesModel:
         return [Block(_BLOCK_KIND[self.style_of(i)], p) for i, p in enumerate(self.paragraphs())]
 
     def to_content(self) -> dict[str, Any]:
-        return {"template": self.template, "body text": self.text, "paragraph styles": list(self.styles),
-                "font size": self.font_size}
+        out: dict[str, Any] = {"template": self.template, "body text": self.text, "paragraph styles": list(self.styles),
+                               "font size": self.font_size}
+        runs = self._runs()
+        if any(r[1] != DEFAULT_FONT or list(r[2]) != self.default_color() or r[3] is not None for r in runs):
+            out["character styles"] = [[n, f, list(c), z] for n, f, c, z in runs]
+        if self.items:
+            out["items"] = self.items
+        if self.alignments:
+            out["alignments"] = {str(k): v for k, v in self.alignments.items()}
+        return out
+
+
+def _pack(chars: list[list[Any]]) -> list[list[Any]]:
+    runs: list[list[Any]] = []
+    for font, col, size in chars:
+        if runs and runs[-1][1] == font and tuple(runs[-1][2]) == tuple(col) and runs[-1][3] == size:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, font, list(col), size])
+    return runs
 
 
 def template(name: str) -> Template:
@@ -127,38 +244,220 @@ class StyledTextField(TextField):
         return "bold" if self.model.style_of(self.editor.text.count("\n", 0, line_start)) in _BOLD else self.weight
 
 
-class PagesScripting(IWorkScripting):
-    """Pages' dictionary: documents with ``body text`` and ``document template``; ``templates``."""
+_TEXT_CLASSES = ("character", "word", "paragraph", "text")
+_PARA_END = re.compile("[\n\f]")
+MAX_TEXT_ELEMENTS = 200_000
+ALIGNMENTS = ("left", "center", "right", "justify")
 
-    extra_classes = {"template": "templates"}
-    extra_properties = frozenset({"body text", "document template", "document body", "facing pages"})
-    extra_constants = frozenset()
+
+class PagesScripting(ItemScripting, IWorkScripting):
+    """Pages' dictionary: documents with ``body text`` (rich text: its characters, words and paragraphs
+    have ``color``, ``font``, ``size`` and, paragraphs, ``alignment``), ``pages`` (each with its ``body
+    text``), ``selection``, ``document template``; ``templates`` (name, id); shapes, text items,
+    images and tables on the page (``iwork_items``)."""
+
+    extra_classes = {"template": "templates", "page": "pages", "character": "characters", "word": "words",
+                     "paragraph": "paragraphs", "shape": "shapes", "text item": "text items", "image": "images",
+                     "table": "tables", "iWork item": "iWork items", "row": "rows", "column": "columns", "cell": "cells"}
+    extra_properties = frozenset({"body text", "document template", "document body", "facing pages", "color", "font",
+                                  "size", "alignment", "text", "selection", "position", "width", "height", "rotation",
+                                  "opacity", "locked", "reflection showing", "reflection value", "background fill type",
+                                  "parent", "object text", "file", "file name", "description", "row count",
+                                  "column count", "value", "formatted value", "background color", "header row count",
+                                  "header column count", "footer row count", "address"})
+    extra_constants = frozenset({"left", "center", "right", "justify", "no fill", "color fill"})
     record_properties = ("document template", "body text", "document body", "facing pages")
+    item_frame = PAGE_POINTS
+
+    # ------------------------------------------------------------------ items (iwork_items)
+    def item_list(self, doc_id: Any, key: Any) -> list[dict[str, Any]]:
+        return self.doc(ObjectRef("document", doc_id)).model.items
+
+    def item_container(self, ref: ObjectRef | None) -> tuple[Any, Any] | None:
+        if ref is None:
+            d = self.app.front_document()
+            return None if d is None else (d.id, 0)
+        if ref.cls == "document":
+            return self.doc(ref).id, 0
+        if ref.cls == "page" and isinstance(ref.id, tuple):
+            return ref.id[0], 0
+        return None
+
+    def item_parent(self, doc_id: Any, key: Any) -> ObjectRef:
+        return ObjectRef("document", doc_id)
+
+    def text_defaults(self, doc_id: Any) -> tuple[list[int], float]:
+        m: PagesModel = self.doc(ObjectRef("document", doc_id)).model
+        return m.default_color(), m.font_size
+
+    # ------------------------------------------------------------------ rich text
+    def _model(self, doc_id: Any) -> PagesModel:
+        return self.doc(ObjectRef("document", doc_id)).model
+
+    def _span(self, obj: ObjectRef) -> tuple[PagesModel, int, int]:
+        """(model, start, end) of a text reference: the body, a page's text, the selection or an element."""
+        doc_id = obj.id[0]
+        m = self._model(doc_id)
+        n = len(m.text)
+        if obj.cls == "text" and obj.id[1] == "body":
+            return m, 0, n
+        if obj.cls == "text" and obj.id[1] == "page":
+            spans = m.page_spans()
+            if not 0 <= obj.id[2] < len(spans):
+                raise AppleScriptError(f"Can’t get page {obj.id[2] + 1}: the document has {len(spans)} pages.",
+                                       ERR_NO_SUCH_OBJECT)
+            return m, *spans[obj.id[2]]
+        lo, hi = obj.id[1], obj.id[2]
+        if not 0 <= lo <= hi <= n:
+            raise AppleScriptError(f"Can’t get {obj.cls}: the body text changed.", ERR_NO_SUCH_OBJECT)
+        return m, lo, hi
+
+    def _text_elements(self, container: ObjectRef, cls: str) -> list[ObjectRef]:
+        m, lo, hi = self._span(container)
+        doc_id = container.id[0]
+        text = m.text
+        if cls == "character":
+            spans = [(i, i + 1) for i in range(lo, hi)]
+        elif cls == "word":
+            spans = [(lo + w.start(), lo + w.end()) for w in re.finditer(r"\w+(?:['’-]\w+)*", text[lo:hi])]
+        elif cls == "paragraph":  # the paragraphs the span touches, whole; a page break ends one too
+            start = max(text.rfind("\n", 0, lo), text.rfind(PAGE_BREAK, 0, lo)) + 1 if lo else 0
+            spans = []
+            while True:
+                found = _PARA_END.search(text, start)
+                end = len(text) if found is None else found.start()
+                spans.append((start, end))
+                if end >= hi or end >= len(text):
+                    break
+                start = end + 1
+        else:
+            spans = [(lo, hi)]
+        if len(spans) > MAX_TEXT_ELEMENTS:
+            raise AppleScriptError(f"Can’t get every {cls}: more than {MAX_TEXT_ELEMENTS}.", ERR_APP_GENERIC)
+        return [ObjectRef(cls, (doc_id, a, b)) for a, b in spans]
+
+    def _text_get(self, obj: ObjectRef, prop: str) -> Any:
+        m, lo, hi = self._span(obj)
+        if prop in ("text", "contents"):
+            return m.text[lo:hi]
+        st = m.style_at(lo)
+        if prop in ("color", "font", "size"):
+            return st[prop]
+        if prop == "alignment":
+            return Constant(m.alignments.get(m.text.count("\n", 0, lo), "left"))
+        if prop == "properties":
+            return {"class": Constant(obj.cls if obj.cls != "text" else "text"), "font": st["font"],
+                    "color": st["color"], "size": st["size"]}
+        raise AppleScriptError(f"Can’t get {prop} of {obj.cls}.", ERR_NO_SUCH_OBJECT)
+
+    def _text_set(self, obj: ObjectRef, prop: str, value: Any) -> None:
+        m, lo, hi = self._span(obj)
+        if prop == "color":
+            m.apply_style(lo, hi, "color", color(value, f"color of {obj.cls}"))
+        elif prop == "font":
+            m.apply_style(lo, hi, "font", font_name(value, f"font of {obj.cls}"))
+        elif prop == "size":
+            m.apply_style(lo, hi, "size", number(value, f"size of {obj.cls}", 1, 1638))
+        elif prop == "alignment":
+            name = value.name if isinstance(value, Constant) else str(value)
+            if name not in ALIGNMENTS:
+                raise AppleScriptError(f"Can’t make {name[:100]!r} into type alignment: one of {', '.join(ALIGNMENTS)}.", -1700)
+            first, last = m.text.count("\n", 0, lo), m.text.count("\n", 0, hi)
+            for i in range(first, last + 1):
+                if name == "left":
+                    m.alignments.pop(i, None)
+                else:
+                    m.alignments[i] = name
+        else:
+            raise AppleScriptError(f"Can’t set {prop} of {obj.cls}.", -10006)
+        self.app.touch()
+
+    def _selection(self, doc_id: Any) -> tuple[int, int]:
+        win = next((w for w in self.app.windows if getattr(w.doc, "id", None) == doc_id), None)
+        ed = win.editors.get("pages:body") if win is not None else None
+        n = len(self._model(doc_id).text)
+        if ed is None:
+            return n, n
+        a, b = ed.selection
+        return min(a, n), min(b, n)
+
+    def _body_text(self, doc_id: Any, key: tuple[Any, ...]) -> RichText:
+        ref = ObjectRef("text", (doc_id, *key))
+        _, lo, hi = self._span(ref)
+        return RichText(self._model(doc_id).text[lo:hi], ref)
+
+    def display_form(self, obj: ObjectRef) -> str | None:
+        if obj.cls == "template" and obj.id in TEMPLATE_NAMES:
+            return f"template id {template(obj.id).id}"
+        return None
+
+    def element_by_id(self, container: ObjectRef | None, cls: str, ident: Any) -> ObjectRef | None:
+        if cls == "template" and container is None:
+            name = TEMPLATE_BY_ID.get(str(ident))
+            return ObjectRef("template", name) if name is not None else None
+        return None
 
     def elements_extra(self, container: ObjectRef | None, cls: str) -> list[ObjectRef] | None:
         if container is None and cls == "template":
             return [ObjectRef("template", n) for n in TEMPLATE_NAMES]
+        if container is None and cls in (*ITEM_CLASSES, "iWork item", "page"):
+            d = self.app.front_document()
+            if d is None:
+                raise AppleScriptError(f"Can’t get every {cls}: no document is open.", ERR_NO_SUCH_OBJECT)
+            container = ObjectRef("document", d.id)
+        if container is not None and container.cls == "document" and cls == "page":
+            m = self.doc(container).model
+            return [ObjectRef("page", (container.id, i)) for i in range(len(m.page_spans()))]
+        if container is not None and container.cls in ("text", *_TEXT_CLASSES) and cls in _TEXT_CLASSES:
+            return self._text_elements(container, cls)
+        if container is not None:
+            return self.item_elements(container, cls)
         return None
 
     def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
         if container is None and cls == "template":
             return ObjectRef("template", str(name)) if str(name) in TEMPLATE_NAMES else None
+        if cls == "table":
+            return self.table_by_name(container, name)
+        if cls == "cell" and container is not None:
+            return self.cell_by_name(container, name)
         return super().element_by_name(container, cls, name)
 
     def describe(self, obj: ObjectRef) -> str:
         if obj.cls == "template":
-            return f'template "{obj.id}" of application "Pages"'
+            return f'template id "{template(obj.id).id}" of application "Pages"' if obj.id in TEMPLATE_NAMES else \
+                f'template "{obj.id}" of application "Pages"'
+        if obj.cls == "page" and isinstance(obj.id, tuple):
+            return f"page {obj.id[1] + 1} of {self.describe(ObjectRef('document', obj.id[0]))}"
+        if self.is_item_ref(obj):
+            return f"{obj.cls} id {obj.id[2]} of {self.describe(ObjectRef('document', obj.id[0]))}"
         return super().describe(obj)
 
     def get_extra(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is not None and (self.is_item_ref(obj) or self.is_table_part(obj)):
+            return self.item_get(obj, prop)
+        if obj is not None and obj.cls == "item text":
+            return self.item_text_get(obj, prop)
+        if obj is not None and obj.cls in ("text", *_TEXT_CLASSES) and isinstance(obj.id, tuple):
+            return self._text_get(obj, prop)
+        if obj is not None and obj.cls == "page" and isinstance(obj.id, tuple):
+            if prop == "body text":
+                return self._body_text(obj.id[0], ("page", obj.id[1]))
+            if prop == "index":
+                return obj.id[1] + 1
         if obj is not None and obj.cls == "template":
-            if prop in ("name", "id"):
+            if prop == "name":
                 return obj.id
+            if prop == "id":
+                return template(obj.id).id if obj.id in TEMPLATE_NAMES else obj.id
         if obj is not None and obj.cls == "document":
             d = self.doc(obj)
             m: PagesModel = d.model
             if prop == "body text":
-                return m.text
+                return self._body_text(d.id, ("body",))
+            if prop == "selection":
+                lo, hi = self._selection(d.id)
+                return RichText(m.text[lo:hi], ObjectRef("text", (d.id, lo, hi)))
             if prop == "document template":
                 return ObjectRef("template", m.template)
             if prop == "document body":
@@ -172,13 +471,34 @@ class PagesScripting(IWorkScripting):
             d = self.doc(obj)
             d.model.text = ""
             d.model.styles = ["Body"]
+            d.model.runs = []
             d.model.set_text(str(value))
             return
+        if obj is not None and (self.is_item_ref(obj) or self.is_table_part(obj)):
+            self.item_set(obj, prop, value)
+            return
+        if obj is not None and obj.cls == "item text":
+            self.item_text_set(obj, prop, value)
+            return
+        if obj is not None and obj.cls in ("text", *_TEXT_CLASSES) and isinstance(obj.id, tuple):
+            self._text_set(obj, prop, value)
+            return
         super().set_extra(obj, prop, value)
+
+    def make_extra(self, cls: str, properties: dict[str, Any], at: ObjectRef | None) -> ObjectRef:
+        if cls in ITEM_CLASSES:
+            return self.item_make(cls, properties, at)
+        return super().make_extra(cls, properties, at)
+
+    def delete_extra(self, obj: ObjectRef) -> None:
+        if self.is_item_ref(obj):
+            return self.item_delete(obj)
+        return super().delete_extra(obj)
 
     def make_document(self, properties: dict[str, Any]) -> IWorkDoc:
         tpl = properties.get("document template", "Blank")
         name = tpl.id if isinstance(tpl, ObjectRef) and tpl.cls == "template" else str(tpl)
+        name = TEMPLATE_BY_ID.get(name, name)  # a template's id names it too
         if name not in TEMPLATE_NAMES:
             raise AppleScriptError(f"Can’t get template \"{name}\". Pages has the templates {', '.join(TEMPLATE_NAMES)}.",
                                    ERR_NO_SUCH_OBJECT)
@@ -228,7 +548,26 @@ class PagesApp(IWorkApp):
         if tpl not in TEMPLATE_NAMES:
             tpl = "Blank"
         n = text.count("\n") + 1
-        return PagesModel(tpl, text, (list(styles) + ["Body"] * n)[:n], float(size))
+        model = PagesModel(tpl, text, (list(styles) + ["Body"] * n)[:n], float(size))
+        runs = content.get("character styles")
+        if runs is not None:
+            ok = isinstance(runs, list) and len(runs) <= len(text) and all(
+                isinstance(r, list) and len(r) == 4 and isinstance(r[0], int) and r[0] > 0 and isinstance(r[1], str)
+                and isinstance(r[2], list) and len(r[2]) == 3 and all(isinstance(c, int) and 0 <= c <= 65535 for c in r[2])
+                and (r[3] is None or isinstance(r[3], (int, float))) for r in runs)
+            if not ok or sum(r[0] for r in runs) != len(text):
+                raise IWorkFileError(f"{source}: field 'character styles' must be [length, font, [r, g, b], size] runs "
+                                     "covering the body text")
+            model.runs = [list(r) for r in runs]
+        try:
+            model.items = check_items(content.get("items", []), source)
+        except ValueError as e:
+            raise IWorkFileError(str(e)) from None
+        aligns = content.get("alignments", {})
+        if not isinstance(aligns, dict) or not all(str(k).isdigit() and v in ALIGNMENTS for k, v in aligns.items()):
+            raise IWorkFileError(f"{source}: field 'alignments' must map paragraph numbers to {', '.join(ALIGNMENTS)}")
+        model.alignments = {int(k): v for k, v in aligns.items()}
+        return model
 
     def model_to_content(self, model: PagesModel) -> dict[str, Any]:
         return model.to_content()
@@ -292,10 +631,21 @@ class PagesApp(IWorkApp):
         doc.model.set_text(text)
         doc.modified = True
 
+    def insert_page_break(self, win: Window | None) -> None:
+        """Insert ▸ Page Break: the text after the cursor starts a new page."""
+        if win is None or not isinstance(win.doc, IWorkDoc):
+            return
+        ed = win.editor("pages:body", win.doc.model.text, multiline=True)
+        ed.insert(PAGE_BREAK)
+        self._edited(win.doc, ed.text)
+        win.focus("pages:body")
+        self.touch()
+
     def extra_menus(self) -> list:
         fw = self._front()
         ok = fw is not None and isinstance(fw.doc, IWorkDoc)
-        return [("Format", [
+        return [("Insert", [MenuItem("Page Break", lambda: self.insert_page_break(fw), "cmd+enter", enabled=ok)]),
+                ("Format", [
             MenuItem("Bigger", lambda: self.change_size(fw, 1), "cmd+=", enabled=ok),
             MenuItem("Smaller", lambda: self.change_size(fw, -1), "cmd+-", enabled=ok),
             sep(),
@@ -323,6 +673,9 @@ class PagesApp(IWorkApp):
         size = max(8, int(round(m.font_size * 1.2)))
         out.append(StyledTextField("pages:body", (px + 40, 100, pw - 80, H - 100 - 56), ed, bordered=False, size=size,
                                    name="Body Text", color=fg, on_change=lambda t: self._edited(doc, t), model=m))
+        page_h = int(pw * PAGE_POINTS[1] / PAGE_POINTS[0])
+        out.extend(item_widgets(m.items, (px, 72, pw, min(page_h, H - 72 - 40)), (PAGE_POINTS[0], min(
+            PAGE_POINTS[1], int((H - 112) * PAGE_POINTS[0] / pw))), fg))
         out.append(Label((W - 170, H - 32, 150, 24), f"{word_count(ed.text)} words", 12, color=(240, 240, 240),
                          align="right", key="pages:wordcount"))
         return out
