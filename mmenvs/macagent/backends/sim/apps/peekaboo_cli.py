@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mmenvs.core.budget import check_limit
+
 from .base import App, CommandContext
 from .cli_support import CliExit, int_value, layer, resolve, run_guarded, take_value, write_file
 
@@ -190,8 +192,9 @@ def _find_app(desk: "Desktop", text: str | None, pid: str | None) -> App:
     raise _Failure(f"Application '{text}' not found", "APP_NOT_FOUND")
 
 
-def _window_pixels(desk: "Desktop", win: "Window") -> np.ndarray:
+def _window_pixels(desk: "Desktop", win: "Window", max_pixels: int) -> np.ndarray:
     """The pixels of ``win`` (with an attached sheet drawn over it), as the window server holds them."""
+    check_limit("image_pixels", max_pixels, win.w * win.h, f"peekaboo: a capture of {win.w}x{win.h} pixels")
     theme = desk.theme
     kw = desk.key_window()
     with desk.drawing_pass():
@@ -378,7 +381,7 @@ class PeekabooTool(App):
                           and not w.minimized and not w.app.hidden), None)
             if front is None:
                 raise _Failure("No frontmost window to capture", "WINDOW_NOT_FOUND")
-            shots.append((front.app.name, front, _window_pixels(desk, front)))
+            shots.append((front.app.name, front, _window_pixels(desk, front, ctx.backend.budget.image_pixels)))
         else:
             app = _find_app(desk, app_arg, v.get("--pid"))
             wins = app.windows
@@ -410,7 +413,7 @@ class PeekabooTool(App):
                     if mode == "multi":
                         continue
                     raise _Failure(f"Window '{w.title}' of {app.name} is minimized and cannot be captured", "CAPTURE_FAILED")
-                shots.append((app.name, w, _window_pixels(desk, w)))
+                shots.append((app.name, w, _window_pixels(desk, w, ctx.backend.budget.image_pixels)))
             if not shots:
                 raise _Failure(f"Application '{app.name}' has no capturable windows", "WINDOW_NOT_FOUND")
         dests = self._destinations(ctx, v.get("--path"), shots, fmt)
