@@ -11,7 +11,6 @@ import io
 import json
 import re
 import sqlite3
-import time
 
 import gymnasium as gym
 import numpy as np
@@ -229,6 +228,15 @@ def test_peekaboo_attack_paths_outside_the_home_and_symlinks_are_refused(env, tm
     out, code = run(env, "peekaboo image --mode screen --path ~/../../escape.png")
     assert code == 1 or "Saved screen0: /Users/user/" in out  # refused, or kept inside the home by the sim's paths
     assert victim.read_bytes() == b"precious"
+    # a window larger than the episode's image_pixels is refused before it is drawn
+    run(env, "open -a TextEdit")
+    budget = env.backend.budget
+    env.backend.budget = budget.replace(image_pixels=200_000)
+    try:
+        out, code = run(env, "peekaboo image --app TextEdit --path ~/big.png")
+    finally:
+        env.backend.budget = budget
+    assert code == 1 and "image_pixels=200,000" in out and not files(env).exists("big.png")
     benign(env)
 
 
@@ -332,9 +340,8 @@ def test_blogwatcher_attacks_bombs_huge_feeds_and_crafted_databases(module_env, 
     run(env, "blogwatcher add Bomb https://bomb.example/ --feed-url https://bomb.example/feed; "
              "blogwatcher add Huge https://huge.example/ --feed-url https://huge.example/feed; "
              "blogwatcher add Many https://many.example/ --feed-url https://many.example/feed")
-    t0 = time.monotonic()
     out, code = run(env, "blogwatcher scan")
-    assert code == 0 and time.monotonic() - t0 < 60
+    assert code == 0
     assert "  Bomb\n    Error: failed to parse feed: XML entity declarations are not allowed\n" in out
     assert "  Huge\n    Error: failed to fetch feed: the response has" in out
     assert "  Many\n    Source: RSS | Found: 10000 | New: 10000\n" in out  # at most 10,000 items a feed
@@ -533,9 +540,8 @@ def test_songsee_attacks_huge_images_long_stfts_and_symlinks(env, tmp_path) -> N
     _tone(env, "a.wav", [{"freq": 440, "seconds": 3.0}])
     out, code = run(env, "songsee a.wav --width 20000 --height 20000")
     assert code == 1 and "image_pixels" in out and not files(env).exists("a.jpg")
-    t0 = time.monotonic()
-    out, code = run(env, "songsee a.wav --hop 1")  # 64,000 frames x 1,025 bins: refused before the work
-    assert code == 1 and "cells" in out and time.monotonic() - t0 < 30
+    out, code = run(env, "songsee a.wav --hop 1")  # 1 + (66,150 - 2,048) frames x 1,025 bins: refused before the work
+    assert code == 1 and "64,103 frames x 1,025 bins is more than the 32,000,000 cells" in out
     victim = tmp_path / "victim.jpg"
     victim.write_bytes(b"precious")
     files(env).symlink(str(victim), "out.jpg")
@@ -546,3 +552,80 @@ def test_songsee_attacks_huge_images_long_stfts_and_symlinks(env, tmp_path) -> N
     out, code = run(env, "songsee ~/in.wav -o x.png")
     assert code == 1 and "not a regular file" in out
     benign(env)
+
+
+# ============================================================================================ SKILL.md
+def test_each_cli_has_its_skill_md_in_the_home_and_the_hybrid_prompt(env) -> None:
+    for name in ("peekaboo", "blogwatcher", "gifgrep", "songsee"):
+        out, code = run(env, f"cat ~/.openclaw/skills/{name}/SKILL.md")
+        assert code == 0 and out.startswith(f"---\nname: {name}\n"), out[:200]
+        assert f'"requires": {{"bins": ["{name}"]}}' in out
+        # every command line the skill shows in backticks starts with its CLI, which the shell has
+        shown = re.findall(r"`((?:peekaboo|blogwatcher|gifgrep|songsee)\b[^`]*)`", out)
+        assert shown and all(s.split()[0] == name for s in shown)
+    names = {s.name for s in env.backend.skills()}
+    assert {"peekaboo", "blogwatcher", "gifgrep", "songsee"} <= names
+    assert "<name>songsee</name>" in env.action_description("hybrid")
+
+
+def test_the_docs_example_pages_work_with_blogwatcher_and_gifgrep(module_env) -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "macagent.md").read_text(encoding="utf-8")
+    section = text[text.index("### peekaboo, blogwatcher, gifgrep, songsee"):]
+    pages = json.loads(re.search(r"```json\n(.*?)```\n", section, re.DOTALL).group(1))["web_pages"]
+    env = module_env
+    env.reset(options={"task": _task(pages)})
+    out, code = run(env, "blogwatcher add Blog https://blog.example.com/ && blogwatcher scan -s && blogwatcher articles")
+    assert code == 0 and "[1] [new] Hello\n       Blog: Blog\n       URL: https://blog.example.com/hello\n" in out
+    assert run(env, "gifgrep cats") == ("https://media.tenor.com/7/cat.gif\n", 0)
+
+
+def test_a_task_over_the_four_clis_is_solved_by_its_reference_and_not_by_done(module_env) -> None:
+    py = "python3 -c "
+    task = _task()
+    task.update(
+        id="skills-b-e2e", apps=["Safari", "TextEdit", "peekaboo", "blogwatcher", "gifgrep", "songsee"],
+        instruction="Follow the Tech blog and mark its first post read, download the office handshake GIF, save a "
+                    "spectrogram of ~/Music/tone.wav as ~/Desktop/spec.png and a capture of TextEdit as ~/Desktop/te.png.",
+        setup=[{"type": "file", "path": "~/Music/tone.wav", "generator": {"name": "wav", "args": {"tones": [
+            {"freq": 440, "seconds": 1.0}]}}}, {"type": "open_app", "app": "TextEdit"}],
+        checkpoints=[
+            {"name": "one unread post left", "tag": "app_state",
+             "getter": {"type": "shell", "command": py + "\"import sqlite3; c = sqlite3.connect('/Users/user/.blogwatcher/"
+                                                         "blogwatcher.db'); print(c.execute('select title from articles "
+                                                         "where is_read = 0').fetchall())\""},
+             "metric": {"type": "equals", "expected": "[('Second post',)]"}},
+            {"name": "gif downloaded", "tag": "file_ops",
+             "getter": {"type": "shell", "command": py + "\"from PIL import Image; im = Image.open('/Users/user/Downloads/"
+                                                         "Office_handshake.gif'); print(im.format, im.n_frames)\""},
+             "metric": {"type": "equals", "expected": "GIF 3"}},
+            {"name": "spectrogram", "tag": "file_ops",
+             "getter": {"type": "shell", "command": py + "\"from PIL import Image; im = Image.open('/Users/user/Desktop/"
+                                                         "spec.png'); print(im.format, im.size)\""},
+             "metric": {"type": "equals", "expected": "PNG (800, 400)"}},
+            {"name": "capture", "tag": "file_ops",
+             "getter": {"type": "shell", "command": "peekaboo list windows --app TextEdit --include-details bounds -j | "
+                                                    + py + "\"import json, sys; b = json.load(sys.stdin)['data']['windows']"
+                                                           "[0]['bounds']; from PIL import Image; "
+                                                           "print(Image.open('/Users/user/Desktop/te.png').size == "
+                                                           "(b['width'], b['height']))\""},
+             "metric": {"type": "equals", "expected": "True"}},
+        ],
+        reference_solution=[
+            "```bash\nblogwatcher add Tech https://tech.example.com/ && blogwatcher scan Tech >/dev/null && "
+            "blogwatcher read \"$(blogwatcher articles | grep -F 'First post' | sed 's/^ *\\[\\([0-9]*\\)\\].*/\\1/')\"\n```",
+            "```bash\ngifgrep office handshake --download --max 1\n```",
+            "```bash\nsongsee ~/Music/tone.wav -o ~/Desktop/spec.png --width 800 --height 400\n```",
+            "```bash\npeekaboo image --app TextEdit --path ~/Desktop/te.png\n```",
+        ])
+    env = module_env
+    obs, info = env.reset(options={"task": task})
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(env.oracle_action(obs, info))
+        done = terminated or truncated
+    assert info["success"] and info["score"] == 1.0, info["checkpoints"]
+    env.reset(options={"task": task})
+    *_, info = env.step("DONE")
+    assert info["score"] == 0.0, info["checkpoints"]

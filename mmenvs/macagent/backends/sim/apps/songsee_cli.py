@@ -22,7 +22,7 @@ other formats need the real tool's decoder or ffmpeg, which the simulated Mac do
 with a clear error. ``-`` (stdin) and ``-o -`` are refused: the sim's shell passes text, not bytes.
 Usage errors exit 2 with the usage, run-time errors 1, as the real tool.
 
-Bounds: an audio file of at most 128 MB, an STFT of at most 32 M cells (frames x bins: about six
+Bounds: an audio file of at most 64 MB, an STFT of at most 32 M cells (frames x bins: about six
 minutes at the defaults; use ``--start``/``--duration`` or a larger ``--hop`` for longer files), an
 output within the episode's ``image_pixels``; the work runs in a short-lived child process under the
 action deadline and ``child_memory_bytes``."""
@@ -44,7 +44,7 @@ from .cli_support import CliExit, check_deadline, float_value, int_value, read_f
 from mmenvs.macagent.formats.audio import AudioError, read_audio
 
 VERSION = "songsee 0.3.0 (sim)"
-MAX_AUDIO_BYTES = 128 * 2**20
+MAX_AUDIO_BYTES = 64 * 2**20
 MAX_STFT_CELLS = 32_000_000
 VIZ = ("spectrogram", "mel", "chroma", "hpss", "selfsim", "loudness", "tempogram", "mfcc", "flux")
 STYLES = ("classic", "magma", "inferno", "viridis", "gray", "clawd")
