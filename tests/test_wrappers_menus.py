@@ -391,3 +391,52 @@ def test_toolsandbox_menu_without_image_facts():
         assert "Kenji Tanaka" not in {v for _, v in env.values()}
     finally:
         env.close()
+
+
+# ---------------------------------------------------------------------------------------------- episode caps
+@pytest.mark.parametrize("env_id, kwargs, cap", [("DebugEcho-v0", {}, 10), ("VTCBench-v0", {}, 20), ("MacAgent-v0", {}, 50),
+                                                  ("MMToolSandbox-v0", {"mode": "tool"}, 50)])
+def test_each_env_truncates_at_its_documented_max_steps(env_id, kwargs, cap):
+    """One cap per env, the one ``env.max_steps`` states: masked menu slots (actions the env rejects)
+    and valid ones alike count, and the episode is truncated after exactly ``max_steps`` actions."""
+    env = action_menu(gym.make(env_id, obs_size=SMALL, **kwargs))
+    try:
+        env.reset(seed=1)
+        assert env.unwrapped.max_steps == cap
+        unavailable = np.flatnonzero(~env.action_masks())
+        masked = int(unavailable[0]) if len(unavailable) else len(env.vocabulary)  # DebugEcho offers all: use SAY hello
+        for step in range(1, cap + 1):
+            # alternate a rejected action with one the env carries out and that does not end the episode
+            if step % 2 or env_id != "MMToolSandbox-v0":
+                index = masked
+            else:
+                index = 0 if env.action_masks()[0] else masked  # a search_tools call while the first tool is unfound
+            _, _, terminated, truncated, info = env.step(index)
+            assert not terminated and truncated == (step == cap), (step, info["action_error"])
+        assert info["step"] == cap
+        if env_id == "MMToolSandbox-v0":
+            assert env.unwrapped.episode.messages == 1 + 2 * cap == 101
+    finally:
+        env.close()
+
+
+def test_toolsandbox_cap_follows_the_message_budget_and_explicit_max_steps():
+    env = gym.make("MMToolSandbox-v0", mode="tool", obs_size=SMALL, max_messages=9)
+    try:
+        env.reset(seed=0)
+        assert env.unwrapped.max_steps == 4
+        for step in range(1, 5):
+            _, _, _, truncated, info = env.step("{not json")  # malformed: still two messages (the action and its error)
+            assert truncated == (step == 4) and env.unwrapped.episode.messages == 1 + 2 * step
+    finally:
+        env.close()
+    env = gym.make("MMToolSandbox-v0", mode="tool", obs_size=SMALL, max_steps=70)
+    try:
+        env.reset(seed=0)
+        assert env.unwrapped.max_steps == 70
+        for step in range(1, 71):
+            _, _, _, truncated, info = env.step("{not json")
+            assert truncated == (step == 70)
+        assert env.unwrapped.episode.messages == 141  # an explicit action cap replaces the message budget
+    finally:
+        env.close()

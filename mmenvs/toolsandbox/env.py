@@ -128,7 +128,9 @@ class MMToolSandboxEnv(MMEnv):
     ## Rewards
     Entity F1 between the world's change and the scenario's expected change (Hungarian matching per
     table and op, per-column similarity; unexpected changes lower precision), paid at the end, or as
-    per-step changes with ``reward_mode="progress"``. ``info``: ``entity_f1``, ``precision``, ``recall``,
+    per-step changes with ``reward_mode="progress"``: each step pays the change of the entity F1 since
+    the step before (negative when an action undoes a matched change or adds a side effect; the sum is
+    the final F1; ``info["reward_components"]`` = ``{"score": …}``). ``info``: ``entity_f1``, ``precision``, ``recall``,
     ``entity_diff`` (per-change details), ``side_effects``, ``tools_surfaced``, ``tools_invoked``, and
     the recall of the reference solution's tools among them.
 
@@ -143,8 +145,12 @@ class MMToolSandboxEnv(MMEnv):
 
     ## Episode End
     Terminated when the user ends the conversation (after the last round, or after repeated failure);
-    truncated when the conversation reaches ``max_messages`` (the scenario's, 100 by default) messages,
-    counting user messages, agent actions and tool results.
+    truncated after ``max_steps`` agent actions, the number the scenario's message budget allows:
+    ``max_messages`` (the scenario's, 100 by default) counts the user's first message and two messages
+    per action (the action and the answer it gets: a tool result, an error, or the user's reply), so a
+    budget of ``M`` messages allows ``M // 2`` actions (50), and ``env.max_steps`` says so after every
+    reset. An explicit ``max_steps=N`` caps the actions at ``N`` instead (the message budget then applies
+    only when ``max_messages`` is given too).
 
     ## Arguments
     ``mode`` ("code" | "tool" | "ui"), ``suite`` (see Starting State), ``task_filter`` (a family of generated
@@ -166,7 +172,7 @@ class MMToolSandboxEnv(MMEnv):
     >>> obs, reward, terminated, truncated, info = env.step('{"name": "search_tools", "arguments": {"query": "create contact"}}')
     """
 
-    max_steps = 100
+    max_steps = 50  # the actions the default budget of 100 messages allows (two messages an action after the user's first)
     cheap_evaluation = False  # a full snapshot per step would dominate step time; refreshed at the end
 
     def __init__(self, *, mode: str = "code", toolset: str = "full", working_set_size: int = 100,
@@ -197,6 +203,8 @@ class MMToolSandboxEnv(MMEnv):
         self._max_messages_given = max_messages
         self.max_messages = max_messages or 100
         super().__init__(**kwargs)
+        if not self._max_steps_given:
+            self.max_steps = self.max_messages // 2
         self.mode = mode
         self.toolset = toolset
         self.tools = {**toolset_tools(toolset), **ui_tools()} if mode == "ui" else toolset_tools(toolset)
@@ -353,6 +361,8 @@ class MMToolSandboxEnv(MMEnv):
         self.episode = ToolSandboxEpisode(world=world, before=task.cache["before"])
         self.search.reset()
         self.max_messages = self._max_messages_given or task.max_messages
+        if not self._max_steps_given:
+            self.max_steps = self.max_messages // 2  # the actions this budget allows
         first = self.user.start(task)
         if self.mode == "ui":
             self.episode.ui = UIServer(world, self.user.interact, self._log_user_tool)
@@ -388,6 +398,13 @@ class MMToolSandboxEnv(MMEnv):
         return []
 
     def act(self, action: str | dict[str, Any]) -> ActionOutcome:
+        before = self.episode.messages
+        try:
+            return self._act(action)
+        finally:  # every action costs two messages, its own and its answer (a malformed one's error too)
+            self.episode.messages = max(self.episode.messages, before + 2)
+
+    def _act(self, action: str | dict[str, Any]) -> ActionOutcome:
         self.episode.messages += 1
         images_before = len(self.images)
         kind, payload = self._classify(action)
@@ -618,7 +635,9 @@ class MMToolSandboxEnv(MMEnv):
         # (unless max_messages is given too); by default the scenario's message budget applies.
         if self._max_steps_given:
             return self.steps >= self.max_steps or (self._max_messages_given is not None and self.episode.messages >= self.max_messages)
-        return self.episode.messages >= self.max_messages
+        # max_steps is the budget's M // 2 actions: the same moment as M messages (an action refused
+        # before it ran, over the action-size budget, counts as an action too)
+        return self.steps >= self.max_steps or self.episode.messages >= self.max_messages
 
     def frame(self) -> np.ndarray | None:
         return None if self.episode.current_image is None else self.images.get(self.episode.current_image)
