@@ -1080,7 +1080,16 @@ class NumbersApp(DocumentApp):
                     in_sel = selected_table and top <= r <= bottom and left <= c <= right
                     fill = theme.selection if in_sel and (top, left) != (bottom, right) else \
                         ((232, 236, 242) if header and not theme.dark else (52, 54, 60) if header else theme.content_bg)
-                    d.rectangle((cx, cy, cx + CELL_W - 1, cy + CELL_H - 1), fill=fill, outline=grid_line)
+                    merged = t.merge_at(r, c) if t.merges else None
+                    bg = t.backgrounds.get((merged[0], merged[1]) if merged else (r, c)) if t.backgrounds else None
+                    if bg is not None and not (in_sel and (top, left) != (bottom, right)):
+                        fill = tuple(x // 257 for x in bg)  # the cell's fill (16-bit RGB)
+                    if merged is not None:  # one cell across the region: no inner grid lines, text in its first cell
+                        d.rectangle((cx, cy, cx + CELL_W - 1, cy + CELL_H - 1), fill=fill)
+                        if (r, c) != (merged[0], merged[1]):
+                            continue
+                    else:
+                        d.rectangle((cx, cy, cx + CELL_W - 1, cy + CELL_H - 1), fill=fill, outline=grid_line)
                     v = t.value(r, c)
                     if v is None:
                         continue
@@ -1096,6 +1105,12 @@ class NumbersApp(DocumentApp):
                         d.text((cx + CELL_W - 5, cy + CELL_H // 2), shown, font=fnt, fill=color, anchor="rm")
                     else:
                         d.text((cx + 5, cy + CELL_H // 2), shown, font=fnt, fill=color, anchor="lm")
+            for mt, ml, mb, mr in t.merges:  # the merged regions' outlines
+                if mb >= lay["r0"] and mt < lay["r1"] and mr >= lay["c0"] and ml < lay["c1"]:
+                    ry = gy + mt * CELL_H
+                    if ry >= y0:
+                        d.rectangle((gx + ml * CELL_W, ry, gx + (mr + 1) * CELL_W - 1, gy + (mb + 1) * CELL_H - 1),
+                                    outline=grid_line)
             if selected_table:  # also around the cell being edited
                 ax, ay = gx + left * CELL_W, gy + top * CELL_H
                 bx, by = gx + (right + 1) * CELL_W, gy + (bottom + 1) * CELL_H
