@@ -256,3 +256,14 @@ def test_typing_and_a_window_over_the_dock_compose_exactly(b) -> None:
         frame = b.screenshot().copy()
         assert np.array_equal(_recomposed(b), frame)
     assert b.desktop._corners is not None  # noqa: SLF001 - the frames above were built incrementally
+
+
+def test_shadows_from_the_reference_equal_the_direct_blur() -> None:
+    from mmenvs.macagent.backends.sim import composite
+
+    for w, h in ((256, 256), (257, 300), (640, 480), (1280, 777), (300, 1000)):
+        for opacity in (70, 100, 120):
+            assembled = composite._shadow_keep.__wrapped__(w, h, opacity)
+            direct = composite._blurred_keep.__wrapped__(w, h, opacity)
+            assert assembled.shape == direct.shape == (h + 2 * composite.SHADOW, w + 2 * composite.SHADOW)
+            assert np.array_equal(assembled, direct), (w, h, opacity)
