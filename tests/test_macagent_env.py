@@ -280,7 +280,7 @@ def test_observation_info_and_checkpoint_details(env):
     assert obs["instruction"] == obs["text"] == "Copy ~/Documents/beta.txt to the Desktop and write the number of its lines to ~/Desktop/count.txt."
     assert "application Finder" in obs["a11y"] and obs["image"].shape == (400, 640, 3)
     assert info["task_meta"] == {"category": "System", "apps": ["Finder", "Terminal"], "tags": ["content_match", "file_ops"],
-                                 "interaction": "cli", "multi_app": True, "checkpoints": 4, "seed": "fake-file-cli", "variant": "v1"}
+                                 "interaction": "cli", "multi_app": True, "skill_covered": False, "checkpoints": 4, "seed": "fake-file-cli", "variant": "v1"}
     assert [(c["name"], c["passed"], c["guard"]) for c in info["checkpoints"]] == [
         ("copied", False, False), ("count", False, False), ("original kept", True, True), ("keep.md untouched", True, True)]
     assert info["score"] == 0.5 and not info["success"]

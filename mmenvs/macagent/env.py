@@ -24,7 +24,7 @@ from mmenvs.macagent.screen import ScreenTracker
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
 from mmenvs.sandbox import unencodable_char
 
-SUITES = ("test", "train")
+SUITES = ("test", "train", "official")
 #: Draws ``suite="train"`` makes before it gives up finding a task that is not a benchmark variant.
 TRAIN_DRAWS = 64
 WAIT_SECONDS = 5.0  # how far WAIT moves the desktop clock (backends that have one)
@@ -65,6 +65,7 @@ class MacAgentEpisode:
 
     baselines: dict[str, Any] = field(default_factory=dict)  # guard checkpoint name -> its reading after setup
     fresh: bool = False  # True between setup and the first action: guards read their baselines
+    setup_notes: list[str] = field(default_factory=list)  # setup steps whose failure was tolerated (official tasks)
 
 
 class MacAgentEnv(MMEnv):
@@ -109,7 +110,9 @@ class MacAgentEnv(MMEnv):
     ## Starting State
     A task of the suite (``suite="test"``: 4 variants per seed task; ``suite="train"``: parameters
     sampled afresh from each seed's space), chosen by ``options={"task_id": …}``, given inline by
-    ``options={"task": dict | path}``, or drawn with ``np_random``. The desktop is reset to the task's
+    ``options={"task": dict | path}``, or drawn with ``np_random``; ``suite="official"`` with
+    ``official_dir=PATH``: the public MacAgentBench ``task/`` folder of a user's checkout, translated by
+    ``mmenvs.macagent.official`` (one task a file, ids from the path). The desktop is reset to the task's
     reference time with an empty home folder, then the task's setup runs.
 
     ## Episode End
@@ -154,6 +157,7 @@ class MacAgentEnv(MMEnv):
         store_screenshots: bool = True,
         reward_guards: str = "always",
         task_filter: Mapping[str, Any] | None = None,
+        official_dir: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         if suite not in SUITES:
@@ -165,10 +169,21 @@ class MacAgentEnv(MMEnv):
         if reward_guards not in REWARD_GUARDS:
             raise ValueError(f"MacAgent-v0: reward_guards must be one of {REWARD_GUARDS}, got {reward_guards!r}")
         self.reward_guards = reward_guards
-        self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
-        self._variants: dict[str, tuple[SeedTask, int]] = {
-            vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())
-        }
+        self.official = None
+        if suite == "official":  # one concrete task per file of the public task folder (variant index -1)
+            if official_dir is None:
+                raise ValueError("MacAgent-v0: suite='official' needs official_dir=PATH (the benchmark's task/ folder)")
+            from mmenvs.macagent.official import load_official
+
+            self.official = load_official(official_dir)
+            if not self.official.seeds:
+                raise ValueError(f"MacAgent-v0: no task of {self.official.folder} could be imported: "
+                                 + "; ".join(self.official.summary_lines()[1:4]))
+            self._seeds = {s.id: s for s in self.official.seeds}
+            self._variants: dict[str, tuple[SeedTask, int]] = {s.id: (s, -1) for s in self.official.seeds}
+        else:
+            self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
+            self._variants = {vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())}
         self._cache: dict[str, MacTask] = {}
         self.set_task_filter(task_filter)
         tune_allocator()  # frames and layers are megabytes each: keep them out of glibc's heap
@@ -254,7 +269,7 @@ class MacAgentEnv(MMEnv):
             hint = ", ".join(list(self._variants)[:6])
             raise ValueError(f"MacAgent-v0: unknown task_id {task_id!r}; ids look like {hint}, … ({len(self._variants)} in all)")
         seed, k = self._variants[task_id]
-        task = self._cache[task_id] = seed.variant(k)
+        task = self._cache[task_id] = seed.variant(k) if k >= 0 else seed.concrete("official")
         return task
 
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path) -> MacTask:
@@ -301,7 +316,7 @@ class MacAgentEnv(MMEnv):
             refuse(task)
         self.backend.reset(now=task.reference_time, home=self._home)
         self.shim.reset()
-        run_setup(task, self._ctx)
+        self.episode.setup_notes = run_setup(task, self._ctx)
         for checkpoint in task.checkpoints:
             if checkpoint.guard:
                 value, error = read_checkpoint(checkpoint, self._ctx)
@@ -404,7 +419,10 @@ class MacAgentEnv(MMEnv):
     def _score(self, results: list[CheckpointResult]) -> Evaluation:
         passed = sum(r.passed for r in results)
         records = [self._scrub_value(r.as_dict()) for r in results]
-        return Evaluation(passed / len(results), passed == len(results), {"checkpoints": records, "checkpoints_passed": passed})
+        details: dict[str, Any] = {"checkpoints": records, "checkpoints_passed": passed}
+        if self.episode.setup_notes:
+            details["setup_notes"] = [self._scrub(note) for note in self.episode.setup_notes]
+        return Evaluation(passed / len(results), passed == len(results), details)
 
     @classmethod
     def summarize_episodes(cls, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -425,6 +443,17 @@ class MacAgentEnv(MMEnv):
             if counts:
                 tables[title] = {tag: {"score": passed / total, "passed": passed, "checkpoints": total}
                                  for tag, (passed, total) in sorted(counts.items())}
+        # MacAgentBench Table 4: success on tasks a skill covers vs. the others (task_meta's skill_covered)
+        split: dict[str, list[int]] = {}
+        for record in records:
+            meta = record.get("task_meta") or {}
+            if "skill_covered" in meta and not record.get("error"):
+                tally = split.setdefault("with skill" if meta["skill_covered"] else "without skill", [0, 0])
+                tally[0] += bool(record.get("success"))
+                tally[1] += 1
+        if split:
+            tables["Pass rate with and without skill coverage (MacAgentBench Table 4)"] = {
+                row: {"pass": passed / total, "passed": passed, "episodes": total} for row, (passed, total) in sorted(split.items())}
         return {"tables": tables} if tables else {}
 
     # ------------------------------------------------------------------ frames

@@ -22,8 +22,12 @@ Fields of a seed task::
                         {"drag_element": {…}} steps that name an element by its accessibility name (solutions.py)
     params              {"name": [values…] | {"range": [lo, hi]} | {"template": "…{{other}}…"}}
     web_pages           optional {"url": "html"}: the offline web Safari (and curl) serve for this task
-    interaction         optional "gui" | "cli" | "both": checked against the reference solution
+    interaction         optional "gui" | "cli" | "both": checked against the reference solution (an empty
+                        reference solution leaves it "both" unless given)
+    skills              optional list of the skill CLIs that cover the task (e.g. ["memo"]): task_meta's
+                        skill_covered (MacAgentBench Table 4's with/without-skill split)
     notes               optional free text for authors
+    metadata            optional object: the authors' own fields, kept as they are (never interpreted)
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*((?:\|[a-z_]+(?::-?\d+)?)*)\s*\}\}")
 _TOP_FIELDS = {
     "id", "instruction", "category", "apps", "reference_time", "setup", "checkpoints", "reference_solution",
-    "params", "interaction", "notes", "web_pages", "platform",
+    "params", "interaction", "notes", "web_pages", "platform", "skills", "metadata",
 }
 _REQUIRED_FIELDS = ("id", "instruction", "category", "apps", "reference_time", "checkpoints", "reference_solution")
 
@@ -91,6 +95,8 @@ class MacTask:
     source: str = ""
     web_pages: dict[str, str] = field(default_factory=dict)
     platform: str = "macos"
+    skills: tuple[str, ...] = ()
+    author_metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tags(self) -> list[str]:
@@ -105,6 +111,7 @@ class MacTask:
             "tags": self.tags,
             "interaction": self.interaction,
             "multi_app": len(self.apps) > 1,
+            "skill_covered": bool(self.skills),
             "checkpoints": len(self.checkpoints),
             "seed": self.seed_id,
             "variant": self.variant,
@@ -147,6 +154,11 @@ class SeedTask:
                 digest = hashlib.sha256(f"{self.id}/{k}/{name}".encode()).digest()
                 values[name] = low + int.from_bytes(digest[:8], "big") % (high - low + 1)
         return build_task(self, values, self.templates[k % len(self.templates)], f"{self.id}-v{k}", f"v{k}")
+
+    def concrete(self, variant: str = "inline") -> MacTask:
+        """The seed as one task under its own id (its first template, parameters unfilled): an inline or
+        an official task, which has no variants."""
+        return build_task(self, {}, self.templates[0], self.id, variant)
 
     def sample(self, rng: np.random.Generator) -> MacTask:
         """A fresh training variant: every parameter and the template drawn independently with ``rng``."""
@@ -368,15 +380,18 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
     for i, action in enumerate(solution):
         kinds.add(_solution_kind(action, source, f"reference_solution[{i}]", data["id"]))
     derived = _interaction_of(kinds)
-    declared = data.get("interaction", derived)
+    # An empty (or control-only) solution says nothing about the interaction kind: "both" unless declared.
+    declared = data.get("interaction", derived if derived is not None else "both")
     if declared not in INTERACTIONS:
         raise _err(source, "interaction", f"must be one of {', '.join(INTERACTIONS)}, got {declared!r}")
     if derived is not None and declared != derived:
         raise _err(source, "interaction", f"declared {declared!r} but the reference solution is {derived!r}")
-    if declared is None:
-        raise _err(source, "reference_solution", "holds no GUI or CLI action, so the interaction kind is unknown")
     if "notes" in data and not isinstance(data["notes"], str):
         raise _err(source, "notes", "must be a string")
+    skills = _need(data.get("skills", []), list, source, "skills", "a list of skill names")
+    if not all(isinstance(s, str) and s.strip() for s in skills):
+        raise _err(source, "skills", f"must be a list of non-empty skill names (e.g. [\"memo\"]), got {json.dumps(skills)[:80]}")
+    author_metadata = _need(data.get("metadata", {}), dict, source, "metadata", "an object of the authors' own fields")
     web_pages = _need(data.get("web_pages", {}), dict, source, "web_pages", 'an object {"url": "html", …}')
     for url, page in web_pages.items():
         if not (url.startswith(("http://", "https://")) and isinstance(page, str)):
@@ -385,7 +400,7 @@ def _concrete(data: dict[str, Any], seed: SeedTask, variant: str, values: dict[s
         id=data["id"], seed_id=seed.id, variant=variant, instruction=instruction, category=category, apps=tuple(apps),
         reference_time=reference_time, setup=tuple(setup), checkpoints=tuple(checkpoints),
         reference_solution=tuple(solution), interaction=declared, params=values, source=source, web_pages=dict(web_pages),
-        platform=platform,
+        platform=platform, skills=tuple(skills), author_metadata=dict(author_metadata),
     )
 
 
@@ -425,10 +440,12 @@ def _check_setup(step: Any, source: str, path: str, known_apps: Sequence[str]) -
     if kind not in SETUP_TYPES:
         raise _err(source, f"{path}.type", f"unknown setup step type {kind!r}; expected one of {', '.join(SETUP_TYPES)}")
     if kind == "shell":
-        _check_keys(step, {"type", "command", "timeout"}, source, path)
+        _check_keys(step, {"type", "command", "timeout", "tolerate_failure"}, source, path)
         _need(step.get("command"), str, source, f"{path}.command", "a shell command string")
         if "timeout" in step:
             _need(step["timeout"], (int, float), source, f"{path}.timeout", "a number of seconds")
+        if "tolerate_failure" in step:
+            _need(step["tolerate_failure"], bool, source, f"{path}.tolerate_failure", "true or false")
     elif kind == "applescript":
         _check_keys(step, {"type", "script"}, source, path)
         _need(step.get("script"), str, source, f"{path}.script", "an AppleScript source string")
@@ -486,6 +503,8 @@ def _check_checkpoint(cp: Any, source: str, path: str) -> Checkpoint:
     if getter_spec is None:
         raise _err(source, f"{path}.getter", "is required")
     getter_spec = _check_getter(getter_spec, source, f"{path}.getter")
+    if mtype == "json_equal" and getter_spec.get("output") == "json":
+        metric_spec.setdefault("parse_text", False)  # the getter parsed the JSON already: a string value stays a string
     if mtype in NO_EXPECTED:
         if "expected" in metric_spec:
             raise _err(source, f"{path}.metric.expected", f"metric {mtype!r} takes no 'expected'")
@@ -656,9 +675,13 @@ def _write_files_command(steps: Sequence[Mapping[str, Any]]) -> str:
     return " && ".join(parts)
 
 
-def run_setup(task: MacTask, ctx: GetterContext) -> None:
-    """Carry out the task's setup steps in order on ``ctx.backend`` (consecutive file steps in one shell call)."""
+def run_setup(task: MacTask, ctx: GetterContext) -> list[str]:
+    """Carry out the task's setup steps in order on ``ctx.backend`` (consecutive file steps in one shell call).
+
+    Returns the notes of shell steps marked ``tolerate_failure`` that failed (their exit code and output's
+    end); any other failing step raises ``TaskSetupError``."""
     steps = list(task.setup)
+    notes: list[str] = []
     index = 0
     while index < len(steps):
         step = steps[index]
@@ -675,7 +698,10 @@ def run_setup(task: MacTask, ctx: GetterContext) -> None:
         try:
             if step["type"] == "shell":
                 out = ctx.run(step["command"], timeout=float(step.get("timeout", ctx.shell_timeout)))
-                if out.exit_code != 0 or out.timed_out:
+                if (out.exit_code != 0 or out.timed_out) and step.get("tolerate_failure"):
+                    status = "timed out" if out.timed_out else f"exited with code {out.exit_code}"
+                    notes.append(f"setup[{index}] (shell, failure tolerated) {status}: {out.text.strip()[-200:]}")
+                elif out.exit_code != 0 or out.timed_out:
                     raise TaskSetupError(f"{where}: command failed: {out.text.strip()[-400:]}")
             elif step["type"] == "applescript":
                 ctx.backend.run_applescript(step["script"])
@@ -686,3 +712,4 @@ def run_setup(task: MacTask, ctx: GetterContext) -> None:
         except Exception as exc:  # BackendError, AppleScriptError: the task file is at fault, say where
             raise TaskSetupError(f"{where}: {type(exc).__name__}: {exc}") from exc
         index += 1
+    return notes

@@ -151,10 +151,12 @@ def _canonical(value: Any, ignore_list_order: bool) -> Any:
 
 
 @metric("json_equal")
-def json_equal(got: Any, expected: Any, *, ignore_list_order: bool = False) -> bool:
+def json_equal(got: Any, expected: Any, *, ignore_list_order: bool = False, parse_text: bool = True) -> bool:
     """``got`` (a JSON value, or text holding one) is structurally equal to ``expected``; key order never
-    matters, list order only unless ``ignore_list_order``."""
-    if isinstance(got, str):
+    matters, list order only unless ``ignore_list_order``. Text is parsed as JSON unless ``parse_text`` is
+    false (set for a getter whose ``output`` is ``json``: its value is parsed already, and a JSON string
+    value must not be parsed a second time)."""
+    if isinstance(got, str) and parse_text:
         try:
             got = json.loads(got)
         except json.JSONDecodeError:
