@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from email import policy
 from email.message import EmailMessage
 from email.parser import Parser
-from email.utils import format_datetime, getaddresses, parseaddr
+from email.utils import format_datetime, getaddresses, parseaddr, parsedate_to_datetime
 from typing import Any, Callable
 
 from ....applescript.errors import AppleScriptError
@@ -493,8 +493,15 @@ class _Himalaya:
         msg = self._parse_raw(p.args)
         box = self._folder(p.get("folder"))
         to = [a for _n, a in getaddresses(msg.get_all("To", []))]
+        when = None
+        if msg.get("Date"):  # a saved message keeps its Date header (shown in the desktop's clock, UTC)
+            try:
+                d = parsedate_to_datetime(str(msg.get("Date")))
+                when = d.astimezone(timezone.utc).replace(tzinfo=None) if d.tzinfo else d
+            except (TypeError, ValueError):
+                raise _fail("cannot save message", f"invalid Date header {msg.get('Date')!r}") from None
         self.mail.add_message(str(msg.get("From") or ACCOUNT_EMAIL), str(msg.get("Subject") or ""), self._body(msg),
-                              mailbox=self._folder_name(box), to=to or [ACCOUNT_EMAIL], read=True)
+                              mailbox=self._folder_name(box), to=to or [ACCOUNT_EMAIL], date=when, read=True)
         return f"Message successfully saved to {self._folder_name(box)}!\n", "", 0
 
     def message_transfer(self, args: list[str], how: str) -> tuple[str, str, int]:
