@@ -38,6 +38,15 @@ def test_debug_echo_menu_answers_and_mask():
             env.step(14)
     finally:
         env.close()
+    train = DebugEchoMenu(gym.make("DebugEcho-v0", obs_size=SMALL, suite="train", task_filter={"category": "fruit"}))
+    try:  # the same layout for the training stream and any family
+        assert train.vocabulary == env.vocabulary and train.action_space.n == 14
+        train.reset(seed=3)
+        word = train.unwrapped.task["word"]
+        _, reward, terminated, _, _ = train.step(train.vocabulary.index(word))
+        assert terminated and reward == 1.0
+    finally:
+        train.close()
 
 
 # ---------------------------------------------------------------------------------------------- VTCBench

@@ -127,15 +127,20 @@ def _unwrapped_env(env: gym.Env, expected: str) -> Any:
 
 # ====================================================================== DebugEcho
 class DebugEchoMenu(ActionMenu):
-    """DebugEcho-v0 as ``Discrete(V + 2)``, V = the number of distinct words in the task suite.
+    """DebugEcho-v0 as ``Discrete(V + 2)``, V = the number of distinct words of the shipped cards (12),
+    the same for ``suite="train"`` and any ``task_filter``.
 
     Layout: ``0..V-1`` answer word ``i`` of the suite's vocabulary (sorted: ``vocabulary``), sending
     ``<answer>word</answer>``; ``V`` ``SAY hello`` (a no-op step); ``V+1`` ``FAIL``. Every slot is
     always available (the mask is all True)."""
 
     def __init__(self, env: gym.Env) -> None:
-        base = _unwrapped_env(env, "DebugEchoEnv")
-        self.vocabulary = sorted({base.load_task(t)["word"] for t in base.task_ids()})
+        _unwrapped_env(env, "DebugEchoEnv")
+        from mmenvs.core import load_json, registry_path
+
+        # every word of the shipped cards, whatever the env's suite or task_filter: one layout for training and evaluation
+        tasks = load_json(registry_path("debug", "tasks.json"), "DebugEcho task suite")["tasks"]
+        self.vocabulary = sorted({t["word"] for t in tasks})
         super().__init__(env, len(self.vocabulary) + 2)
         answers = [MenuOption(f"answer {w!r}", f"<answer>{w}</answer>", {"kind": "answer", "word": w}) for w in self.vocabulary]
         self._fixed = [*answers, MenuOption("SAY hello", "SAY hello", {"kind": "say"}), MenuOption("FAIL", "FAIL", {"kind": "fail"})]
