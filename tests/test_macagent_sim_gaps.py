@@ -754,3 +754,39 @@ def test_numbers_merge_and_fill_attacks(b: SimBackend) -> None:
                 "set background color of cell 1 of row 1 to {70000, 0, 0}", 'set background color of cell 1 of row 1 to "red"']:
         with pytest.raises(AppleScriptError):
             osa(tb + bad)
+
+
+def test_system_events_moves_and_resizes_a_process_window(b: SimBackend) -> None:
+    se = 'tell application "System Events" to tell process "TextEdit" to '
+    b.run_applescript('tell application "TextEdit" to make new document')
+    (win,) = b.app("TextEdit").windows
+    assert b.run_applescript(se + "count windows") == "1"
+    b.run_applescript(se + "set position of window 1 to {10, 50}")
+    b.run_applescript(se + "set size of front window to {700, 500}")
+    assert (win.x, win.y, win.w, win.h) == (10, 50, 700, 500)
+    assert b.run_applescript(se + "get {position, size} of window 1") == "10, 50, 700, 500"
+    assert b.run_applescript('tell application "TextEdit" to get bounds of window 1') == "10, 50, 710, 550"
+    assert b.run_applescript(se + f'get size of window "{win.title}"') == "700, 500"
+    for bad in ['{"a", 2}', "{1, 2, 3}", "{1.0E+300, 2}", "7"]:
+        with pytest.raises(AppleScriptError):
+            b.run_applescript(se + f"set size of window 1 to {bad}")
+    assert (win.w, win.h) == (700, 500)
+    with pytest.raises(AppleScriptError):
+        b.run_applescript('tell application "System Events" to tell process "Nope" to get count of windows')
+
+
+@pytest.mark.parametrize("app", ["Keynote", "Pages"])
+def test_insert_menu_adds_shapes_tables_and_text_boxes(b: SimBackend, app: str) -> None:
+    b.open_app(app)
+    b.press("return")  # the chooser's first template / theme
+    where = "tell slide 1 of front document to " if app == "Keynote" else "tell front document to "
+    count = f'tell application "{app}" to {where}return {{count every shape, count every table, count every text item}}'
+    before = b.run_applescript(count).split(", ")
+    shot = b.screenshot().copy()
+    for item in ("Shape", "Table", "Text Box"):
+        click(b, "AXMenuBarItem", "Insert")
+        click(b, "AXMenuItem", item)
+    after = b.run_applescript(count).split(", ")
+    assert [int(a) - int(x) for a, x in zip(after, before)] == [1, 1, 1]
+    assert not np.array_equal(b.screenshot(), shot)
+    assert b.app(app).documents[0].modified

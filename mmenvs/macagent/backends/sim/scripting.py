@@ -630,16 +630,56 @@ class SimSystemEvents(SystemEventsApp):
         super().__init__(host, AppearanceMapping(settings), **kw)
         self.settings = settings
         t = self.terminology
-        self.terminology = Terminology(classes={**t.classes, "desktop": "desktops"},
-                                       properties=t.properties | {"picture", "display name"},
+        self.terminology = Terminology(classes={**t.classes, "desktop": "desktops", "window": "windows"},
+                                       properties=t.properties | {"picture", "display name", "position", "size",
+                                                                  "title", "properties"},
                                        commands=t.commands, constants=t.constants)
+
+    # a process's windows (GUI scripting): position {x, y} and size {w, h} move and resize the sim's window
+    def _app_windows(self, proc: Any) -> list[Any]:
+        desk = self.host.backend.current_desktop()
+        app = desk.apps.get(str(proc))
+        if app is None:
+            raise AppleScriptError(f"Can’t get process \"{proc}\".", ERR_NO_SUCH_OBJECT)
+        front_first = [w for w in reversed(desk.windows) if w.app is app and w.parent is None]
+        return front_first + [w for w in app.windows if w.parent is None and w not in front_first]
+
+    def _process_window(self, obj: ObjectRef) -> Any:
+        proc, wid = obj.id
+        for w in self._app_windows(proc):
+            if w.id == wid:
+                return w
+        raise AppleScriptError(f"Can’t get window {wid} of process \"{proc}\": it was closed.", ERR_NO_SUCH_OBJECT)
+
+    def describe(self, obj: ObjectRef) -> str:
+        if obj.cls == "window" and isinstance(obj.id, tuple):
+            return f'window id {obj.id[1]} of process "{obj.id[0]}" of application "System Events"'
+        return super().describe(obj)
 
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
         if container is None and cls == "desktop":
             return [ObjectRef("desktop", 1)]
+        if container is not None and container.cls in ("process", "application process") and cls == "window":
+            return [ObjectRef("window", (container.id, w.id)) for w in self._app_windows(container.id)]
         return super().elements(container, cls)
 
+    def element_by_name(self, container: ObjectRef | None, cls: str, name: str) -> ObjectRef | None:
+        if container is not None and container.cls in ("process", "application process") and cls == "window":
+            for w in self._app_windows(container.id):
+                if w.title == str(name):
+                    return ObjectRef("window", (container.id, w.id))
+            return None
+        return super().element_by_name(container, cls, name)
+
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is not None and obj.cls == "window" and isinstance(obj.id, tuple):
+            w = self._process_window(obj)
+            values = {"name": w.title, "title": w.title, "position": [w.x, w.y], "size": [w.w, w.h]}
+            if prop in values:
+                return values[prop]
+            if prop == "properties":
+                return {"class": Constant("window"), **values}
+            raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
         if obj is not None and obj.cls == "desktop":
             if prop == "picture":
                 return f"{WALLPAPER_DIR}/{self.settings.wallpaper}.heic"
@@ -650,6 +690,16 @@ class SimSystemEvents(SystemEventsApp):
         return super().get_property(obj, prop)
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "window" and isinstance(obj.id, tuple) and prop in ("position", "size"):
+            w = self._process_window(obj)
+            if not (isinstance(value, list) and len(value) == 2):
+                raise AppleScriptError(f"Can’t make {source_form(value)[:200]} into type list of two numbers for "
+                                       f"{prop} of {self.describe(obj)}.", -1700)
+            rect = [value[0], value[1], value[0] + w.w, value[1] + w.h] if prop == "position" and all(
+                isinstance(v, (int, float)) for v in value) else [w.x, w.y, w.x + value[0], w.y + value[1]] if all(
+                isinstance(v, (int, float)) for v in value) else value + value
+            set_window_bounds(w, rect, self.describe(obj))
+            return
         if obj is not None and obj.cls == "desktop" and prop == "picture":
             from .theme import WALLPAPERS
 

@@ -652,11 +652,28 @@ class KeynoteApp(IWorkApp):
         setattr(slide, field_, text)
         doc.modified = True
 
+    def insert_item(self, win: Window | None, cls: str) -> None:
+        """Insert ▸ Shape / Table / Text Box: a new item in the middle of the current slide."""
+        got = self._doc_win(win)
+        if got is None or got[1].current_slide() is None:
+            return
+        doc, m = got
+        props = {"object text": "Text"} if cls == "text item" else {}
+        try:
+            self.scripting.item_make(cls, props, ObjectRef("slide", (doc.id, m.current_slide().id)))
+        except AppleScriptError:
+            return  # the slide is full: nothing is added, as the menu item would do nothing
+        doc.modified = True
+        self.touch()
+
     def extra_menus(self) -> list:
         fw = self._front()
         ok = self._doc_win(fw) is not None
         cur = self._doc_win(fw)[1].current_slide() if ok else None
-        return [("View", [MenuItem("Hide Presenter Notes" if self.show_notes else "Show Presenter Notes",
+        return [("Insert", [MenuItem("Shape", lambda: self.insert_item(fw, "shape"), enabled=cur is not None),
+                            MenuItem("Table", lambda: self.insert_item(fw, "table"), enabled=cur is not None),
+                            MenuItem("Text Box", lambda: self.insert_item(fw, "text item"), enabled=cur is not None)]),
+                ("View", [MenuItem("Hide Presenter Notes" if self.show_notes else "Show Presenter Notes",
                                    self.toggle_notes)]),
                 ("Slide", [MenuItem("New Slide", lambda: self.new_slide(fw), "cmd+shift+n", enabled=ok),
                            MenuItem("Don’t Skip Slide" if cur is not None and cur.skipped else "Skip Slide",

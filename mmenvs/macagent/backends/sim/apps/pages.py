@@ -631,6 +631,18 @@ class PagesApp(IWorkApp):
         doc.model.set_text(text)
         doc.modified = True
 
+    def insert_item(self, win: Window | None, cls: str) -> None:
+        """Insert ▸ Shape / Table / Text Box: a new item in the middle of the page."""
+        if win is None or not isinstance(win.doc, IWorkDoc):
+            return
+        props = {"object text": "Text"} if cls == "text item" else {}
+        try:
+            self.scripting.item_make(cls, props, ObjectRef("document", win.doc.id))
+        except AppleScriptError:
+            return  # the page is full: nothing is added
+        win.doc.modified = True
+        self.touch()
+
     def insert_page_break(self, win: Window | None) -> None:
         """Insert ▸ Page Break: the text after the cursor starts a new page."""
         if win is None or not isinstance(win.doc, IWorkDoc):
@@ -644,7 +656,11 @@ class PagesApp(IWorkApp):
     def extra_menus(self) -> list:
         fw = self._front()
         ok = fw is not None and isinstance(fw.doc, IWorkDoc)
-        return [("Insert", [MenuItem("Page Break", lambda: self.insert_page_break(fw), "cmd+enter", enabled=ok)]),
+        return [("Insert", [MenuItem("Page Break", lambda: self.insert_page_break(fw), "cmd+enter", enabled=ok),
+                            sep(),
+                            MenuItem("Shape", lambda: self.insert_item(fw, "shape"), enabled=ok),
+                            MenuItem("Table", lambda: self.insert_item(fw, "table"), enabled=ok),
+                            MenuItem("Text Box", lambda: self.insert_item(fw, "text item"), enabled=ok)]),
                 ("Format", [
             MenuItem("Bigger", lambda: self.change_size(fw, 1), "cmd+=", enabled=ok),
             MenuItem("Smaller", lambda: self.change_size(fw, -1), "cmd+-", enabled=ok),
