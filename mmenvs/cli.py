@@ -17,6 +17,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
     from mmenvs.core.registry import env_specs
 
+    if args.official_dir:  # MacAgent-v0 on a checkout of the public benchmark's task/ folder
+        from mmenvs.macagent.official import list_official
+
+        return list_official(args.official_dir, details=args.details is not None, verify=args.verify, report=args.report)
+
     specs = {spec.id: spec for spec in env_specs()}
     if args.details:
         unknown = [i for i in args.details if i not in specs]
@@ -137,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="registered env ids, their suites and (with --details) breakdowns")
     listing.add_argument("--details", nargs="*", metavar="ID", help="print suite breakdowns for these ids (all if none given)")
+    listing.add_argument("--official-dir", metavar="PATH", help="MacAgent-v0's suite='official': import the public MacAgentBench "
+                                                               "task/ folder at PATH and list the importable and skipped tasks")
+    listing.add_argument("--verify", action="store_true", help="with --official-dir: run every imported task with its oracle and with DONE")
+    listing.add_argument("--report", metavar="FILE", help="with --official-dir: write the per-task table (Markdown) to FILE")
     listing.set_defaults(func=_cmd_list)
 
     evaluation = commands.add_parser("eval", help="run an agent on an env's tasks and summarise")

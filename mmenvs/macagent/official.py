@@ -1372,3 +1372,44 @@ def report_markdown(suite: OfficialSuite, rows: list[dict[str, Any]] | None = No
     for skip in suite.skipped:
         lines.append(f"| {skip.id} | skipped | | | {skip.reason.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
+
+
+def list_official(path: str | Path, *, details: bool = False, verify: bool = False, report: str | Path | None = None,
+                  out: Callable[[str], None] = print) -> int:
+    """``mmenvs list --official-dir PATH [--details] [--verify] [--report FILE]``: the import report of a
+    checkout (counts, the oracle kinds, every skipped task and why), with ``--details`` the suite's
+    breakdowns, with ``--verify`` each task's oracle and DONE scores and the totals."""
+    import gymnasium as gym
+
+    env = gym.make("MacAgent-v0", suite="official", official_dir=str(path))
+    try:
+        base = env.unwrapped
+        suite = base.official
+        for line in suite.summary_lines():
+            out(line)
+        if details:
+            size = len(base.task_ids())
+            for name, counts in base.suite_breakdown().items():
+                if name in ("seed", "variant"):  # one task a seed, all of variant "official"
+                    continue
+                out(f"  by {name}:")
+                for value, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+                    out(f"    {value:<32} {count:>5}  ({count / size:.0%})")
+        rows = None
+        if verify:
+            rows = verify_official(env)
+            for row in rows:
+                ok = row["oracle"] == 1.0 and row["done"] == 0.0
+                out(f"  {'pass' if ok else 'FAIL'} {row['id']}: oracle {row['oracle']}, DONE {row['done']}"
+                    + (f" ({row['detail']})" if row["detail"] else ""))
+            oracle = sum(r["oracle"] == 1.0 for r in rows)
+            zero = sum(r["done"] == 0.0 for r in rows)
+            both = sum(r["oracle"] == 1.0 and r["done"] == 0.0 for r in rows)
+            out(f"imported {len(suite.seeds)}/{suite.total}; oracle scores 1.0 on {oracle}/{suite.total}; "
+                f"DONE scores 0 on {zero}/{len(rows)}; both on {both}/{suite.total} ({both / max(suite.total, 1):.0%})")
+        if report:
+            Path(report).write_text(report_markdown(suite, rows), encoding="utf-8")
+            out(f"wrote {report}")
+    finally:
+        env.close()
+    return 0
