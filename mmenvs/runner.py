@@ -112,14 +112,19 @@ def run_episode(job: EpisodeJob) -> dict[str, Any]:
                 recorder.record_step(action, obs, reward, terminated, truncated, info, getattr(env.unwrapped, "images", None))
         record.update(score=float(info["score"]), success=bool(info["success"]), steps=int(info["step"]),
                       terminated=bool(terminated), truncated=bool(truncated))
+        if isinstance(info.get("infra_failure"), dict):  # the env lost its machine (a VM guest died): not scored
+            record.update(score=None, success=None, infra_failure=dict(info["infra_failure"]))
         final = to_jsonable({k: v for k, v in info.items() if k not in ("task_id", "step", "score", "success", "images")})
         if len(json.dumps(final)) <= _RECORD_INFO_LIMIT:
             record["final_info"] = final
     except InfrastructureFailure as exc:  # not the agent's doing: recorded, never scored
         record.update(score=None, success=None, error=traceback.format_exc(limit=8),
                       infra_failure={"kind": exc.kind, "error": str(exc)})
-    except Exception:  # one broken episode must not sink the run; it is reported and scored 0
+    except Exception as exc:  # one broken episode must not sink the run; it is reported and scored 0
         record["error"] = traceback.format_exc(limit=8)
+        kind = getattr(exc, "infra_kind", None)  # e.g. a VM guest that would not boot, a task its guest cannot run
+        if isinstance(kind, str):
+            record.update(score=None, success=None, infra_failure={"kind": kind, "error": str(exc)})
     finally:
         if recorder:
             recorder.close()

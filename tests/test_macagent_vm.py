@@ -1,0 +1,289 @@
+"""MacAgent-v0 with backend="vm" on the Linux test guest, in a private dockerd (tests/vm_support.py).
+
+Real components only: dockerd, the imported test guest image, sshd, Xvfb + x11vnc, the pynput input
+agent. Without dockerd these tests FAIL (``MMENVS_REQUIRE_DOCKER=0`` turns that into a skip).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mmenvs  # noqa: F401  (registers the env ids)
+from _wait import wait_until
+from vm_support import docker_daemon, test_guest  # noqa: F401  (session fixtures)
+
+pytest.importorskip("paramiko")  # the vm extra; its absence is reported by the fixtures' failure anyway
+
+LABEL = "mmenvs.vm"
+
+SHELL_TASK = {
+    "id": "vm-shell-note",
+    "instruction": "Write the line hello-vm into ~/Desktop/note.txt, next to the copy of ~/Documents/src.txt you make there.",
+    "category": "Development",
+    "apps": ["Terminal"],
+    "reference_time": "2026-03-17T10:00:00",
+    "setup": [{"type": "file", "path": "~/Documents/src.txt", "content": "alpha\nbeta\n"}],
+    "checkpoints": [
+        {"name": "note written", "tag": "file_ops", "metric": {"type": "equals", "expected": "hello-vm"},
+         "getter": {"type": "shell", "command": "cat ~/Desktop/note.txt", "output": "text"}},
+        {"name": "copy made", "tag": "file_ops", "metric": {"type": "equals", "expected": "alpha\nbeta"},
+         "getter": {"type": "shell", "command": "cat ~/Desktop/src.txt", "output": "text"}},
+    ],
+    "reference_solution": ["```bash\ncd ~/Desktop\necho hello-vm > note.txt\n```", "```bash\ncp ../Documents/src.txt .\n```"],
+}
+
+GUI_TASK = {
+    "id": "vm-gui-terminal",
+    "instruction": "In the terminal window, run `echo gui-ok > ~/Desktop/gui.txt` by typing it.",
+    "category": "Development",
+    "apps": ["Terminal"],
+    "reference_time": "2026-03-17T10:00:00",
+    "setup": [{"type": "open_app", "app": "Terminal"},
+              {"type": "shell", "command": "for i in $(seq 100); do pgrep -x xterm >/dev/null && break; sleep 0.1; done"}],
+    "checkpoints": [
+        {"name": "typed in the terminal", "tag": "file_ops", "metric": {"type": "equals", "expected": "gui-ok"},
+         "getter": {"type": "shell", "command": "cat ~/Desktop/gui.txt", "output": "text"}},
+    ],
+    "reference_solution": ["```python\nimport pyautogui\npyautogui.click(120, 120)\npyautogui.write('echo gui-ok > ~/Desktop/gui.txt\\n')\n```"],
+}
+
+MAC_TASK = {
+    "id": "vm-needs-macos",
+    "instruction": "Make a note in Notes.",
+    "category": "Productivity",
+    "apps": ["Notes"],
+    "reference_time": "2026-03-17T10:00:00",
+    "setup": [{"type": "applescript", "script": "tell application \"Notes\" to make new note with properties {body:\"x\"}"}],
+    "checkpoints": [
+        {"name": "note", "tag": "app_state", "metric": {"type": "equals", "expected": 2},
+         "getter": {"type": "applescript", "script": "tell application \"Notes\" to count notes", "output": "int"}},
+    ],
+    "reference_solution": ["DONE"],
+}
+
+
+def ours(client, env=None) -> list:
+    """Containers a VM backend made (labelled), in any state; with ``env``: only that env's."""
+    label = LABEL if env is None else f"mmenvs.vm.session={env.unwrapped.backend.pool.session}"
+    return client.containers.list(all=True, filters={"label": label})
+
+
+def make_env(daemon, guest, **kwargs):
+    # settle: a screenshot after input waits up to this long for the guest to draw it (the machine is loaded)
+    return gym.make("MacAgent-v0", backend="vm", vm_docker_url=daemon.base_url, vm_image=guest.image,
+                    vm_user=guest.user, vm_key_path=str(guest.key_path), vm_settle=10.0, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def env(docker_daemon, test_guest):
+    env = make_env(docker_daemon, test_guest, pool_size=1)
+    yield env
+    env.close()
+    assert ours(docker_daemon.client) == [], "the env left containers behind after close()"
+
+
+def run_solution(env, task):
+    obs, info = env.reset(seed=0, options={"task": task})
+    for action in task["reference_solution"]:
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert info["action_error"] is None, info["action_error"]
+    obs, reward, terminated, truncated, info = env.step("DONE")
+    assert terminated
+    return reward, info
+
+
+def test_oracle_scores_one_and_empty_attempt_zero(env):
+    reward, info = run_solution(env, SHELL_TASK)
+    assert reward == 1.0 and info["success"] is True
+    assert [c["passed"] for c in info["checkpoints"]] == [True, True]
+    assert "infra_failure" not in info
+    env.reset(seed=0, options={"task": SHELL_TASK})  # a fresh guest: nothing of the last episode is left
+    obs, reward, terminated, truncated, info = env.step("DONE")
+    assert terminated and reward == 0.0 and info["score"] == 0.0
+    assert [c["passed"] for c in info["checkpoints"]] == [False, False]
+
+
+def test_shell_keeps_cwd_and_variables_and_reports_exit_codes(env):
+    env.reset(seed=0, options={"task": SHELL_TASK})
+    env.step("```bash\ncd ~/Documents && export MARK=42\n```")
+    obs, *_ , info = env.step("```bash\npwd; echo $MARK; cat src.txt; ls /nonexistent\n```")
+    text = obs["text"]
+    assert "/Documents" in text and "42" in text and "alpha" in text
+    assert "[exit code 2]" in text and info["exit_code"] == 2
+
+
+def test_gui_action_changes_the_next_screenshot_and_solves_the_task(env):
+    obs, info = env.reset(seed=0, options={"task": GUI_TASK})
+    assert "AXWindow" in obs["a11y"]  # the xterm the setup opened
+    obs, *_ = env.step({"action_type": "CLICK", "x": 120, "y": 120})  # no window manager: keys go to the window under the pointer
+    before = obs["image"].copy()
+    obs, reward, terminated, truncated, info = env.step(
+        {"action_type": "TYPING", "text": "echo typed-by-the-agent-through-pynput"})
+    assert info["action_error"] is None
+    assert not np.array_equal(before, obs["image"]), "typing into the terminal did not change the screenshot"
+    assert info["images"], "the changed screen is a new image in the store"
+    env.step({"action_type": "HOTKEY", "keys": ["ctrl", "u"]})  # clear the line again (readline's kill)
+    for action in GUI_TASK["reference_solution"]:
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert info["action_error"] is None, info["action_error"]
+    obs, reward, terminated, truncated, info = env.step("DONE")
+    assert reward == 1.0, info["checkpoints"]
+
+
+def test_bad_input_is_an_observation_not_an_exception(env):
+    env.reset(seed=0, options={"task": SHELL_TASK})
+    obs, reward, terminated, truncated, info = env.step({"action_type": "PRESS", "key": "no-such-key"})
+    assert info["action_error"] and "no-such-key" in info["action_error"] and not terminated
+    obs, reward, terminated, truncated, info = env.step("```applescript\nreturn 1\n```")
+    assert "macOS guest" in info["action_error"]
+    obs, reward, terminated, truncated, info = env.step("```bash\necho still-here\n```")
+    assert "still-here" in obs["text"] and info["action_error"] is None
+
+
+def test_task_that_needs_macos_is_refused_with_the_reason(env):
+    from mmenvs.macagent.backends.vm import TaskNeedsMacOS
+
+    with pytest.raises(TaskNeedsMacOS, match="needs a macOS guest.*AppleScript"):
+        env.reset(seed=0, options={"task": MAC_TASK})
+
+
+def test_ssh_drop_reconnects(env, docker_daemon):
+    env.reset(seed=0, options={"task": SHELL_TASK})
+    backend = env.unwrapped.backend
+    env.step("```bash\necho before\n```")
+    # kill every sshd session process of the guest's user (the listener stays): the connection drops
+    container = docker_daemon.client.containers.get(backend.guest.name)
+    container.exec_run(["pkill", "-KILL", "-f", "sshd: user"])
+    wait_until(lambda: not backend.guest.link.alive, what="the SSH connection to notice the drop", timeout=30)
+    obs, reward, terminated, truncated, info = env.step("```bash\necho after-drop\n```")
+    assert "after-drop" in obs["text"] and "re-established" in obs["text"]
+    assert info["action_error"] is None and not truncated
+    assert backend.status()["reconnects"] >= 1
+    obs, *_ = env.step({"action_type": "CLICK", "x": 5, "y": 5})  # the input agent is restarted as well
+    obs, reward, terminated, truncated, info = env.step("```bash\necho hello-vm > ~/Desktop/note.txt; cp ~/Documents/src.txt ~/Desktop/\n```")
+    obs, reward, terminated, truncated, info = env.step("DONE")
+    assert reward == 1.0 and "infra_failure" not in info
+
+
+def test_killed_guest_is_an_infra_failure_and_the_next_reset_gets_a_new_guest(env, docker_daemon):
+    env.reset(seed=0, options={"task": SHELL_TASK})
+    backend = env.unwrapped.backend
+    dead = backend.guest.name
+    docker_daemon.client.containers.get(dead).kill()
+    obs, reward, terminated, truncated, info = env.step("```bash\necho hello-vm > ~/Desktop/note.txt\n```")
+    assert truncated, "a step on a dead guest must end the episode"
+    assert info["infra_failure"]["kind"] == "vm_guest_lost" and dead in info["infra_failure"]["error"]
+    assert info["action_error"] and info["action_error_kind"] == "internal"
+    # the runner keeps it apart from scores
+    from mmenvs.runner import EpisodeJob, is_scored
+
+    obs, info = env.reset(seed=0, options={"task": SHELL_TASK})
+    assert backend.guest.name != dead and "infra_failure" not in info
+    reward, info = run_solution(env, SHELL_TASK)
+    assert reward == 1.0
+    assert dead not in [c.name for c in ours(docker_daemon.client)], "the dead guest's container was not removed"
+
+
+def test_runner_records_a_lost_guest_as_infra_failure(docker_daemon, test_guest, tmp_path, monkeypatch):
+    """run_episode: a guest killed mid-episode gives score None and infra_failure (not a 0)."""
+    from mmenvs import runner
+
+    env = make_env(docker_daemon, test_guest, pool_size=0, tasks=str(_task_dir(tmp_path)))
+    killer = {"done": False}
+
+    class KillAgent:
+        def reset(self, info):
+            pass
+
+        def act(self, obs, info):
+            if not killer["done"]:
+                killer["done"] = True
+                docker_daemon.client.containers.get(env.unwrapped.backend.guest.name).kill()
+            return "```bash\necho x\n```"
+
+    job = runner.EpisodeJob("MacAgent-v0", "vm-shell-note-v0", 0, "kill", 0)
+    monkeypatch.setattr(runner, "_env_for", lambda job: env)
+    import mmenvs.baselines as baselines
+
+    monkeypatch.setattr(baselines, "load_agent", lambda name, **kw: KillAgent())
+    try:
+        record = runner.run_episode(job)
+    finally:
+        env.close()
+    assert record["score"] is None and record["success"] is None
+    assert record["infra_failure"]["kind"] == "vm_guest_lost"
+    assert not runner.is_scored(record)
+    assert ours(docker_daemon.client, env) == []
+
+
+def _task_dir(tmp_path):
+    import json
+
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "vm-shell-note.json").write_text(json.dumps(SHELL_TASK))
+    return folder
+
+
+def test_two_guest_pool_hides_reset_latency_and_cleans_up(docker_daemon, test_guest):
+    env = make_env(docker_daemon, test_guest, pool_size=2)
+    backend = env.unwrapped.backend
+    try:
+        assert backend.pool.wait_warm(240), "two guests did not boot"
+        assert len(ours(docker_daemon.client, env)) == 2
+        names = set()
+        for _ in range(3):
+            env.reset(seed=0, options={"task": SHELL_TASK})
+            assert backend.last_reset["pool_hit"] is True
+            names.add(backend.guest.name)
+            obs, *_ = env.step("```bash\necho $HOSTNAME-$((6*7))\n```")
+            assert "42" in obs["text"]
+            assert backend.pool.wait_warm(240)
+        assert len(names) == 3, "each episode must run on a fresh guest"
+        # a guest in use plus two warm ones; the used ones are gone
+        assert len(ours(docker_daemon.client, env)) == 3
+        ports = {backend.guest.ssh_port, backend.guest.vnc_port}
+        assert len(ports) == 2
+    finally:
+        env.close()
+        env.close()  # twice is fine
+    assert ours(docker_daemon.client, env) == []
+
+
+def test_gc_removes_strays_of_dead_owners_only(docker_daemon, test_guest):
+    from mmenvs.macagent.backends.vm.gc import collect
+
+    client = docker_daemon.client
+    stray = client.containers.run(test_guest.image, command=["sleep", "600"], detach=True,
+                                  labels={LABEL: "1", "mmenvs.vm.owner": _dead_owner(), "mmenvs.vm.role": "guest"},
+                                  network_mode="none")
+    mine = client.containers.run(test_guest.image, command=["sleep", "600"], detach=True,
+                                 labels={LABEL: "1", "mmenvs.vm.owner": _owner(), "mmenvs.vm.role": "guest"},
+                                 network_mode="none")
+    try:
+        report = collect(client)
+        assert stray.name in report["containers"] and mine.name not in report["containers"]
+        names = [c.name for c in ours(client)]
+        assert stray.name not in names and mine.name in names
+        report = collect(client, everything=True)
+        assert mine.name in report["containers"] and mine.name not in [c.name for c in ours(client)]
+    finally:
+        for c in (stray, mine):
+            try:
+                c.remove(force=True)
+            except Exception:
+                pass
+
+
+def _dead_owner():
+    import os
+
+    return f"{os.uname().nodename}:999999999"  # above Linux's pid_max: never a live process
+
+
+def _owner():
+    from mmenvs.macagent.backends.vm.config import owner_label
+
+    return owner_label()
