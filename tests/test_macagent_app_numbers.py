@@ -12,10 +12,9 @@ import pytest
 
 from mmenvs.macagent.applescript.errors import AppleScriptError
 from mmenvs.macagent.backends.sim import SimBackend
-from mmenvs.macagent.backends.sim.apps.numbers_formulas import (CellError, Evaluator, Formula, column_index,
-                                                                column_name, parse_address, parse_input,
-                                                                shift_formula)
-from mmenvs.macagent.backends.sim.apps.numbers_model import NumbersError, Table
+from mmenvs.macagent.formats.numbers_formulas import (CellError, Evaluator, Formula, column_index, column_name,
+                                                     parse_address, parse_input, shift_formula)
+from mmenvs.macagent.formats.numbers_tables import NumbersError, Table
 from mmenvs.macagent.checkpoints import GETTERS, GetterContext, GetterError
 from test_macagent_sim import click, elements, find
 

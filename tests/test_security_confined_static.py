@@ -99,8 +99,6 @@ ALLOWLIST: tuple[Allowed, ...] = (
             "removes the env's private mkdtemp folder (holding the home) at close: shutil.rmtree walks by dir "
             "fds and never follows a link on Linux (shutil.rmtree.avoids_symlink_attacks)"),
     # --- a private temp dir of the host (made by tempfile, never in the home)
-    Allowed("mmenvs/macagent/checkpoints/file_getters.py", "numbers_cells", "local.write_bytes",
-            "writes bytes read through the sandboxed shell into a private TemporaryDirectory for read_numbers"),
     Allowed(f"{_SIM}/screens.py", "render_all", "out_dir.mkdir",
             "the docs screenshot generator's output folder, given on the command line (not a home path)"),
     Allowed(f"{_SIM}/apps/safari.py", "_database_from", "open",
@@ -121,6 +119,12 @@ ALLOWLIST: tuple[Allowed, ...] = (
     Allowed("mmenvs/macagent/tasks.py", "load_suite", "folder.is_file",
             "the task suite folder (the shipped tasks or the researcher's own), read before any episode runs"),
     Allowed("mmenvs/macagent/tasks.py", "load_suite", "folder.rglob", "lists the task suite folder's *.json (as above)"),
+    # --- `mmenvs vm build-test-guest`: builds the Linux test guest in the host's cache folder (as root, before any
+    # episode, from Debian packages); no path of it is an episode home or comes from an agent
+    *(Allowed("mmenvs/macagent/backends/vm/guest_image.py", function, "",
+              "the guest builder's own files: /etc/apt sources, the rootfs and keys it makes under the cache folder")
+      for function in ("apt_sources", "_write", "_copy_debs", "build_rootfs", "ensure_test_guest",
+                       "_prune_other_recipes")),
     # --- the home's own path, compared (not its contents)
     Allowed(f"{_SIM}/shells.py", "ShellSessions.new_episode",
             "Path(self._home).resolve", "compares the last and the new episode's home root (the env's paths; the agent "

@@ -14,6 +14,7 @@ import shlex
 from typing import Any, Callable
 
 from mmenvs.macagent import documents
+from mmenvs.macagent.formats.iwork_container import IWorkFileError, parse_document
 
 from .context import GetterContext, GetterError, shell_path
 from .getters import getter
@@ -172,24 +173,18 @@ def numbers_cells(ctx: GetterContext, path: str, cells: list[str] | str | None =
     ``cells`` as one address (``"B6"``) gives that cell's value alone.
     Formulas give their computed value, errors their code (``#DIV/0!``); with ``formulas`` the cells'
     formulas (``{"B5": "=SUM(B2:B4)"}``, no formula → None) instead. ``None`` if the file is missing.
-    Reads the sim's iWork format; on a real Mac read cells through AppleScript instead."""
-    import tempfile
-    from pathlib import Path
-
-    from mmenvs.macagent.backends.sim.apps.numbers_formulas import parse_address
-    from mmenvs.macagent.backends.sim.apps.numbers_model import cells_record, read_numbers
-    from mmenvs.core.confined import ConfinedDir
+    Reads MacAgent's iWork format (formats/); on a real Mac read cells through AppleScript instead."""
+    from mmenvs.macagent.formats.numbers_formulas import parse_address
+    from mmenvs.macagent.formats.numbers_tables import cells_record, sheets_from_json
 
     data = read_bytes(ctx, path)
     if data is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        local = Path(tmp) / Path(path).name
-        local.write_bytes(data)
-        try:
-            sheets, _, _ = read_numbers(local, ConfinedDir(tmp))  # the getter's own private copy
-        except ValueError as exc:  # IWorkFileError / NumbersError name the file and the problem
-            raise GetterError(f"numbers_cells: {exc}") from None
+    name = path.rsplit("/", 1)[-1]
+    try:
+        sheets, _, _ = sheets_from_json(parse_document(data, name, "numbers"), name)
+    except ValueError as exc:  # IWorkFileError / NumbersError name the file and the problem
+        raise GetterError(f"numbers_cells: {exc}") from None
     sheet_obj = _pick(sheets, sheet, "sheet", path)
     record = cells_record(_pick(sheet_obj.tables, table, "table", f"{path} sheet {sheet_obj.name!r}"))
     found = record["formulas" if formulas else "values"]
@@ -299,19 +294,13 @@ def iwork_document(ctx: GetterContext, path: str, field: str | list[str | int] |
     ``template``; Keynote ``theme``, ``slides``), or one ``field`` of it — a key, or a path of keys and
     0-based list indexes (``["slides", 1, "presenter notes"]``); ``None`` if the file is missing.
     Real iWork files are protobuf archives: on a real Mac read documents through AppleScript."""
-    import io
-    import json as _json
-    import zipfile
-
     data = read_bytes(ctx, path)
     if data is None:
         return None
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            doc = _json.loads(archive.read("Index/Document.json").decode("utf-8"))
-        content = doc["content"]
-    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, ValueError, TypeError) as exc:
-        raise GetterError(f"{path} is not an iWork document the simulator wrote ({type(exc).__name__}: {exc})") from None
+        content = parse_document(data, path.rsplit("/", 1)[-1])
+    except IWorkFileError as exc:
+        raise GetterError(f"{path} is not an iWork document the simulator wrote ({exc})") from None
     value = content
     for step in ([] if field is None else [field] if isinstance(field, str) else list(field)):
         if isinstance(value, dict) and isinstance(step, str) and step in value:

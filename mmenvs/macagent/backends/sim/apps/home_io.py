@@ -17,14 +17,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from mmenvs.core.confined import ConfinedDir, ConfinementError
+from mmenvs.macagent.formats.iwork_container import MAX_DOCUMENT_BYTES  # noqa: F401 - one document's bound, shared with the getters
 
 from ..window import Window, alert
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import App
 
-#: Bound of one document an app opens (bytes): far above any task's file, far below host memory.
-MAX_DOCUMENT_BYTES = 16 * 2**20
 #: Bound of one text file opened in a text editor (characters are laid out and drawn: keep it small).
 MAX_TEXT_BYTES = 4 * 2**20
 

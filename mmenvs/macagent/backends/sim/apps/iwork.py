@@ -1,10 +1,6 @@
-"""The document file format the sim's Pages, Numbers and Keynote share.
-
-Real iWork documents are zip archives (``Index/*.iwa`` protobuf streams, ``Metadata/``, a preview).
-The sim keeps the same outer shape — a zip with ``Metadata/Properties.plist`` and the document under
-``Index/`` — but stores the content as one JSON file, ``Index/Document.json``, so shell tools
-(``unzip -p doc.pages Index/Document.json``) and getters can read it. Archives are written
-deterministically (fixed member times, sorted keys): the same document gives the same bytes.
+"""The document files of the sim's Pages, Numbers and Keynote: ``read_document``/``write_document`` over the
+episode home's confined layer. The container itself (a zip holding ``Index/Document.json``, written
+deterministically) is :mod:`mmenvs.macagent.formats.iwork_container`, shared with the getters.
 
 Also here: the exporters the three apps share (PDF, Word, PowerPoint, plain text, EPUB, slide images;
 ``Block``/``Slide`` describe what to write) and ``IWorkApp``/``IWorkScripting``, the document-app base
@@ -17,8 +13,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import io
-import json
-import plistlib
 import uuid
 import zipfile
 from dataclasses import dataclass
@@ -27,6 +21,8 @@ from typing import Any
 
 from mmenvs.core.confined import ConfinedDir, ConfinementError
 from mmenvs.core.offload import in_child_process
+# the container format (KINDS, IWorkFileError, document_bytes, parse_document) is shared with the getters
+from mmenvs.macagent.formats.iwork_container import KINDS, STAMP as _STAMP, IWorkFileError, document_bytes, parse_document
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
@@ -40,43 +36,6 @@ from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
 from .home_io import MAX_DOCUMENT_BYTES, checked_name, error_text, file_alert, save_bytes, save_text
-
-# document kind → (file suffix, app name)
-KINDS: dict[str, tuple[str, str]] = {
-    "pages": (".pages", "Pages"),
-    "numbers": (".numbers", "Numbers"),
-    "keynote": (".key", "Keynote"),
-}
-FORMAT_VERSION = 1
-_CONTENT = "Index/Document.json"
-_PROPERTIES = "Metadata/Properties.plist"
-_STAMP = (2025, 1, 1, 0, 0, 0)  # member times: fixed, so equal documents are equal files
-
-
-class IWorkFileError(ValueError):
-    """A file that is not a readable sim iWork document (names the file and what is wrong)."""
-
-
-def kind_of(path: Path) -> str | None:
-    """The document kind a path's suffix names ("pages" | "numbers" | "keynote"), or None."""
-    suffix = path.suffix.lower()
-    return next((k for k, (s, _) in KINDS.items() if s == suffix), None)
-
-
-def document_bytes(kind: str, content: dict[str, Any]) -> bytes:
-    """The archive of a ``kind`` document holding ``content`` (JSON-able)."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown document kind {kind!r}; expected one of {', '.join(KINDS)}")
-    body = json.dumps({"kind": kind, "format": FORMAT_VERSION, "content": content},
-                      sort_keys=True, ensure_ascii=False, indent=1).encode("utf-8")
-    doc_id = uuid.UUID(bytes=hashlib.sha256(body).digest()[:16], version=4)
-    props = plistlib.dumps({"documentUUID": str(doc_id).upper(), "fileFormatVersion": f"sim-{FORMAT_VERSION}",
-                            "isMultiPage": kind != "numbers", "revision": "0::sim"}, sort_keys=True)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        for name, data in ((_PROPERTIES, props), (_CONTENT, body)):
-            z.writestr(zipfile.ZipInfo(name, date_time=_STAMP), data)
-    return buf.getvalue()
 
 
 def write_document(path: Path, kind: str, content: dict[str, Any], files: ConfinedDir) -> None:
@@ -96,26 +55,6 @@ def read_document(path: Path, kind: str | None, files: ConfinedDir) -> dict[str,
             raise IWorkFileError(f"{path.name}: no such document") from None
         raise
     return parse_document(data, path.name, kind)
-
-
-def parse_document(data: bytes, name: str, kind: str | None = None) -> dict[str, Any]:
-    """The content of the document archive ``data`` (the file ``name``, for messages)."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            info = z.getinfo(_CONTENT)
-            if info.file_size > MAX_DOCUMENT_BYTES:  # a zip bomb: the declared size bounds what is inflated
-                raise IWorkFileError(f"{name}: {_CONTENT} is {info.file_size} bytes unpacked, over the "
-                                     f"{MAX_DOCUMENT_BYTES}-byte limit of a document")
-            data = json.loads(z.read(info).decode("utf-8"))
-    except (zipfile.BadZipFile, KeyError):
-        raise IWorkFileError(f"{name}: not an iWork document (expected a zip archive with {_CONTENT})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise IWorkFileError(f"{name}: {_CONTENT} is not valid JSON ({e})") from None
-    if not isinstance(data, dict) or data.get("kind") not in KINDS or not isinstance(data.get("content"), dict):
-        raise IWorkFileError(f"{name}: {_CONTENT} must hold {{kind, format, content}}")
-    if kind is not None and data["kind"] != kind:
-        raise IWorkFileError(f"{name}: is a {KINDS[data['kind']][1]} document, expected {KINDS[kind][1]}")
-    return data["content"]
 
 
 # =============================================================================================== exports

@@ -7,14 +7,17 @@ documents → sheets → tables → rows/columns/cells/ranges, ``value``/``formu
 ``make new document with properties {document template: template "Blank"}``, ``sort``, ``export``,
 ``save``/``close``/``open``.
 
-The model and file formats live in :mod:`.numbers_model`, the formula language in
-:mod:`.numbers_formulas`."""
+The model and file formats live in :mod:`.numbers_model` (its tables in
+:mod:`mmenvs.macagent.formats.numbers_tables`), the formula language in :mod:`mmenvs.macagent.formats.numbers_formulas`."""
 
 from __future__ import annotations
 
 import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from mmenvs.macagent.formats.numbers_formulas import (CellError, Formula, address, column_index, column_name, display,
+                                                     input_text, parse_address, parse_input, parse_range, range_name)
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import STANDARD_COMMANDS, ObjectRef, ScriptableAppBase, Terminology
@@ -29,8 +32,6 @@ from .documents import DocumentApp
 from . import file_panels
 from .file_panels import with_suffix
 from .home_io import file_alert
-from .numbers_formulas import (CellError, Formula, address, column_index, column_name, display, input_text,
-                               parse_address, parse_input, parse_range, range_name)
 from .numbers_model import (EXPORT_FORMATS, TEMPLATES, Document, NumbersError, Sheet, Table, cells_record, export,
                             import_csv, import_xlsx, new_table_name, read_numbers, write_numbers)
 
