@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from mmenvs.core.confined import ConfinedDir
+
 LIBRARY = Path(__file__).with_name("skill_library")
 #: where the skills live in the episode home (relative to it), as OpenClaw's managed skills do
 HOME_SKILLS = ".openclaw/skills"
@@ -70,15 +72,17 @@ def parse_skill(text: str, source: str) -> Skill:
 
 @cache
 def library() -> tuple[Skill, ...]:
-    """Every skill of the library, by name."""
+    """Every skill of the library, by name (read through a confined layer over the package folder: a
+    symlink in it is not followed)."""
+    files = ConfinedDir(LIBRARY, display="skill_library")
     out = []
-    for folder in sorted(p for p in LIBRARY.iterdir() if p.is_dir()) if LIBRARY.is_dir() else []:
-        f = folder / "SKILL.md"
-        if not f.is_file():
+    for entry in sorted((e for e in files.listdir(".") if e.kind == "dir"), key=lambda e: e.name):
+        if files.kind(f"{entry.name}/SKILL.md") != "file":
             continue
-        skill = parse_skill(f.read_text(encoding="utf-8"), f"skill_library/{folder.name}/SKILL.md")
-        if skill.name != folder.name:
-            raise ValueError(f"skill_library/{folder.name}/SKILL.md: name {skill.name!r} must be the folder's name")
+        source = f"skill_library/{entry.name}/SKILL.md"
+        skill = parse_skill(files.read_bytes(f"{entry.name}/SKILL.md", limit=1_000_000).decode("utf-8"), source)
+        if skill.name != entry.name:
+            raise ValueError(f"{source}: name {skill.name!r} must be the folder's name")
         out.append(skill)
     return tuple(out)
 
