@@ -1,6 +1,7 @@
 """``mmenvs vm ...``: commands for the MacAgent VM backend's guests.
 
 ``mmenvs vm build-test-guest``  build (or import from the cache) the Linux test guest image (guest_image.py)
+``mmenvs vm gc``                remove what a crashed run left behind (gc.py)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> argparse.ArgumentParser:
-    """Register ``mmenvs vm`` and its subcommands; returns the ``vm`` parser's subcommand group owner."""
+    """Register ``mmenvs vm`` and its subcommands; returns the ``vm`` parser."""
     vm = commands.add_parser("vm", help="guests of MacAgent's VM backend (the Linux test guest, cleanup)",
                              description="Commands for the guests MacAgent-v0 runs on with backend='vm'.")
     sub = vm.add_subparsers(dest="vm_command", required=True)
@@ -30,6 +31,10 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     build.add_argument("--no-import", action="store_true", help="only build the cached rootfs tarball and key (no daemon)")
     build.add_argument("--force", action="store_true", help="build anew even if the image or the rootfs is cached")
     build.set_defaults(func=_cmd_build_test_guest)
+
+    from .gc import add_parser as add_gc_parser
+
+    add_gc_parser(sub)  # `mmenvs vm gc`: strays of a crashed run (gc.py)
     return vm
 
 
