@@ -390,7 +390,7 @@ class _Himalaya:
         usage = "himalaya message read [OPTIONS] <ID>..."
         p = self._opts(args, usage, [Option(("-f", "--folder"), True), Option(("-p", "--preview")),
                                      Option(("-r", "--raw")), Option(("--no-headers",)),
-                                     Option(("-H", "--header"), True, repeat=True), Option(("-t", "--mime-type"), True)],
+                                     Option(("-H", "--header"), True, repeat=True), Option(("--html",))],
                        "message read")
         if not p.args:
             raise _usage("the following required arguments were not provided:\n  <ID>...", usage)
@@ -438,13 +438,16 @@ class _Himalaya:
     def message_export(self, args: list[str]) -> tuple[str, str, int]:
         usage = "himalaya message export [OPTIONS] <ID>"
         p = self._opts(args, usage, [Option(("-f", "--folder"), True), Option(("-F", "--full")),
-                                     Option(("-d", "--destination"), True), Option(("-O", "--open"))], "message export")
+                                     Option(("-d", "--destination", "--dest"), True, key="destination"),
+                                     Option(("-O", "--open"))], "message export")
         if len(p.args) != 1:
             raise _usage("the following required arguments were not provided:\n  <ID>" if not p.args
                          else f"unexpected argument '{p.args[1]}' found", usage)
         box = self._folder(p.get("folder"))
         m = self._find(box, p.args)[0]
         text = self._mime(m) if p.flag("full") else m["r"]["content"]
+        m["r"]["read status"] = True  # exporting fetches the message: it is seen
+        self.mail.touch()
         dest = p.get("destination")
         if dest is None:
             return text, "", 0
@@ -453,7 +456,7 @@ class _Himalaya:
         if files.kind(path) == "dir":
             path = path / (f"{m['id']}.eml" if p.flag("full") else f"{m['id']}.txt")
         write_home_file(self.ctx, path, text.encode("utf-8"))
-        return f"Message successfully exported at {self.ctx.posix(path)}!\n", "", 0
+        return f"Message {m['id']} successfully exported at {self.ctx.posix(path)}!\n\n", "", 0
 
     def _parse_raw(self, args: list[str]) -> EmailMessage:
         raw = "\n".join(args) if args else self.stdin
