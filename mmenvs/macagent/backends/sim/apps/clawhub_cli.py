@@ -163,7 +163,7 @@ class _ClawHub:
     @staticmethod
     def _slug(text: str) -> str:
         if not SLUG.match(text or ""):
-            raise _err(f"Invalid slug: {text!r} (lowercase letters, digits, '.', '_' and '-')")
+            raise _err(f"Invalid slug: {text}" if text else "Slug required")
         return text
 
     def _meta(self, slug: str) -> dict[str, Any]:
@@ -426,18 +426,21 @@ class _ClawHub:
             return json.dumps(skills, indent=2) + "\n", "", 0
         if not skills:
             return "No installed skills.\n", "", 0
-        return "".join(f"{slug}  {(info or {}).get('version', '?') if isinstance(info, dict) else '?'}\n"
-                       for slug, info in sorted(skills.items())), "", 0
+        # in the lockfile's order, as the CLI prints it
+        return "".join(f"{slug}  {(info.get('version') if isinstance(info, dict) else None) or 'latest'}\n"
+                       for slug, info in skills.items()), "", 0
 
     def update(self, args: list[str]) -> tuple[str, str, int]:
         p = self._parse(args, [Option(("--all",)), Option(("--version",), True), Option(("--force",))],
                         "update [options] [slug]")
         workdir = self._workdir(p)
         lock = self._lock(workdir)
-        if p.flag("all") == bool(p.args):
+        if not p.flag("all") and not p.args:
             raise _err("Provide <slug> or --all")
-        if p.get("version") and p.flag("all"):
-            raise _err("--version can only be used with a single slug")
+        if p.flag("all") and p.args:
+            raise _err("Use either <slug> or --all")
+        if p.get("version") and not p.args:
+            raise _err("--version requires a single <slug>")
         slugs = sorted(lock["skills"]) if p.flag("all") else [self._slug(p.args[0])]
         out = []
         for slug in slugs:
