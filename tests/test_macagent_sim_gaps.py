@@ -585,9 +585,11 @@ def test_keynote_images_tables_shapes_and_text_items(env, tmp_path: Path) -> Non
     assert osa(_KN + "tell slide 1 to tell table 1 to return name of cell 3 of row 2") == "C2"
     shape = osa(_KN + "tell slide 1 to tell shape 3 to return properties")
     assert shape.startswith("opacity:100, parent:slide 1 of ") and "position:10, 20, object text:, width:300" in shape
-    style = osa(_KN + "tell slide 1 to tell text item 3 to tell object text to return properties")
+    # the added text box is text item 1: the default title and body items are shapes, not text items
+    style = osa(_KN + "tell slide 1 to tell text item 1 to tell object text to return properties")
     assert style == "font:HelveticaNeue, color:65535, 0, 0, class:text, size:64"
-    assert osa(_KN + "tell slide 1 to return object text of text item 3") == "Launch"
+    assert osa(_KN + "tell slide 1 to return object text of text item 1") == "Launch"
+    assert osa(_KN + "tell slide 1 to return {count every text item, count every shape}") == "1, 3"
     # the default title/body items are Keynote's placeholders, with their geometry and text style
     assert osa(_KN + "tell slide 1 to return position of default title item") == "150, 250"
     assert osa(_KN + "tell slide 1 to return color of object text of default title item") == "0, 0, 0"

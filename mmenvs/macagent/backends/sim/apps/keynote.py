@@ -305,8 +305,10 @@ class KeynoteScripting(ItemScripting, IWorkScripting):
         if container is not None and container.cls == "slide" and cls in (*ITEM_CLASSES, "iWork item"):
             s = self.slide(container)
             doc_id, sid = container.id
-            defaults = [] if cls in ("image", "table") else [
-                ObjectRef("shape" if cls == "iWork item" else cls, (doc_id, sid, w))
+            # the default title and body items are shapes (Keynote's dictionary: "default title item (shape)"),
+            # not text items: a slide's text items are the text boxes added to it
+            defaults = [] if cls in ("image", "table", "text item") else [
+                ObjectRef("shape", (doc_id, sid, w))
                 for w, on in (("title", s.title_showing), ("body", s.body_showing)) if on]
             return defaults + (self.item_elements(container, cls) or [])
         if container is not None:
