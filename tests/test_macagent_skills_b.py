@@ -240,6 +240,87 @@ def test_peekaboo_attack_paths_outside_the_home_and_symlinks_are_refused(env, tm
     benign(env)
 
 
+def _applescript(env, code: str) -> str:
+    obs, *_ = env.step(f"```applescript\n{code}\n```")
+    return obs["text"]
+
+
+def test_peekaboo_automation_as_the_public_tasks_use_it(env) -> None:
+    desk = env.backend.current_desktop()
+    # app launch brings the app to the front (new_peekaboo 1)
+    assert run(env, 'peekaboo app launch "TextEdit"') == ("✅ Launched TextEdit\n", 0)
+    assert desk.active is desk.apps["TextEdit"] and desk.apps["TextEdit"].windows
+    # type: \n is Return (new_peekaboo 2)
+    out, code = run(env, "peekaboo type 'Quarterly ops review\\n- Confirm vendor timeline\\n- Send final budget draft'")
+    assert code == 0 and out == "✅ Typed 72 characters\n"
+    assert _applescript(env, 'tell application "TextEdit" to get text of document 1').startswith(
+        "Quarterly ops review\n- Confirm vendor timeline\n- Send final budget draft")
+    # open a URL in an app (new_peekaboo 3); sleep returns at once
+    out, code = run(env, 'peekaboo open "https://example.com" --app "Safari" --wait-until-ready && peekaboo sleep 2')
+    assert code == 0 and out == "✅ Opened https://example.com with Safari\n✅ Paused for 2ms\n"
+    assert _applescript(env, 'tell application "Safari" to get URL of front document').startswith("https://example.com/")
+    # hotkey to an app (new_peekaboo 5): cmd-n makes a second Safari window
+    assert run(env, 'peekaboo hotkey --keys "cmd,n" --app "Safari"')[1] == 0
+    assert len(desk.apps["Safari"].windows) == 2
+    # window set-bounds (new_peekaboo 4)
+    run(env, "open -a Terminal")
+    out, code = run(env, 'peekaboo window set-bounds --app "Terminal" --x 0 --y 25 --width 1200 --height 700 --json')
+    w = desk.apps["Terminal"].windows[0]
+    assert code == 0 and json.loads(out)["data"]["bounds"] == {"x": 0, "y": 25, "width": 1200, "height": 700}
+    assert (w.x, w.y, w.w, w.h) == (0, 25, 1200, 700)
+    # clipboard clear (new_peekaboo 10), set and get
+    run(env, "printf 'clipboard seed' | pbcopy")
+    out, code = run(env, "peekaboo clipboard --action clear --json")
+    assert code == 0 and json.loads(out)["success"] and desk.clipboard.text == ""
+    run(env, "peekaboo clipboard --action set --text 'from peekaboo'")
+    assert run(env, "pbpaste") == ("from peekaboo\n", 0) or run(env, "pbpaste")[0].startswith("from peekaboo")
+    # app hide / quit
+    assert run(env, "peekaboo app hide --app Terminal")[1] == 0 and desk.apps["Terminal"].hidden
+    assert run(env, "peekaboo app quit --app Terminal")[1] == 0 and not desk.apps["Terminal"].running
+
+
+def test_peekaboo_see_maps_and_annotates_elements_and_click_uses_the_map(env) -> None:
+    run(env, "peekaboo app launch TextEdit")
+    desk = env.backend.current_desktop()
+    win = desk.apps["TextEdit"].windows[0]
+    out, code = run(env, 'peekaboo see --app "TextEdit" --path "$HOME/Desktop/plain.png" --json')
+    snap = json.loads(out)["data"]
+    ids = {e["id"]: e for e in snap["ui_elements"]}
+    assert code == 0 and {"B1", "B2", "B3", "T1"} <= set(ids) and ids["T1"]["role"] == "AXTextArea"
+    assert ids["B1"]["title"] == "close" and snap["window_id"] == win.id
+    plain = np.asarray(image(env, "Desktop/plain.png"))
+    out, code = run(env, 'peekaboo see --app "TextEdit" --annotate --path "$HOME/Desktop/ann.png"')
+    ann = np.asarray(image(env, "Desktop/ann.png"))
+    assert code == 0 and "B1" in out and ann.shape == plain.shape == (win.h, win.w, 3)
+    b = ids["T1"]["bounds"]
+    x0, y0 = b["x"] - win.x, b["y"] - win.y
+    assert tuple(ann[y0 + b["height"] // 2, x0]) == (255, 45, 85)  # the box edge drawn on the element
+    assert not np.array_equal(ann, plain)
+    assert files(env).read_text(".peekaboo/snapshots/latest.json")  # the map click --on reads
+    # click --on the minimize button of the map: the window minimizes
+    out, code = run(env, "peekaboo click --on B2")
+    assert code == 0 and out.startswith("✅ Clicked B2 (minimize)") and win.minimized
+    out, code = run(env, "peekaboo click --on B99")
+    assert code == 1 and "not found in the latest snapshot" in out
+
+
+def test_peekaboo_automation_failures(env) -> None:
+    cases = [("peekaboo app launch Nonexistent", 1, "not found"), ("peekaboo app frob X", 64, "Unexpected argument"),
+             ("peekaboo window set-bounds --app Finder --x 1", 64, "Missing expected argument"),
+             ("peekaboo window resize --app Finder --width 10 --height 10", 1, "has no windows"),
+             ("peekaboo press bogus", 64, "Unknown key 'bogus'"), ("peekaboo hotkey", 64, "--keys"),
+             ("peekaboo type", 64, "<text>"), ("peekaboo sleep soon", 64, "whole number"),
+             ("peekaboo clipboard --action paint", 64, "invalid for '--action'"),
+             ("peekaboo click 'No Such Button Anywhere'", 1, "No element matching"),
+             ("peekaboo open ~/missing.txt", 1, "File not found"), ("peekaboo menu list --app Finder", 64, "no 'menu'")]
+    for cmd, status, needle in cases:
+        out, code = run(env, cmd)
+        assert code == status and needle in out, (cmd, out)
+    out, code = run(env, "peekaboo type " + "x" * 5000 + " --json")  # long text: typed, bounded by the budget
+    assert code == 0 and json.loads(out)["data"]["characters"] == 5000
+    benign(env)
+
+
 # ============================================================================================ blogwatcher
 def _db(env) -> sqlite3.Connection:
     con = sqlite3.connect(":memory:")

@@ -1,19 +1,22 @@
-"""``peekaboo`` in the simulated Mac: the capture and inventory half of steipete's Peekaboo CLI over the
-sim's own renderer and window list.
+"""``peekaboo`` in the simulated Mac: steipete's Peekaboo CLI over the sim's own renderer, window list
+and input.
 
 * ``peekaboo image`` saves real PNG (or JPEG) files: the whole screen (``--mode screen``), one window
   of an app (``--app``/``--pid`` with ``--window-title``/``--window-index``/``--window-id``), the
   frontmost window (``--mode frontmost``, the default with no target), every window of an app
   (``--mode multi``) or the menu bar (``--app menubar``). A window is captured from its own pixels, as
   ScreenCaptureKit does, so windows in front of it do not show; a minimized window cannot be captured.
-* ``peekaboo list apps|windows|screens|permissions`` (``list`` alone = ``list apps``).
-* ``peekaboo permissions`` reports the grants (both granted in the sim).
+* ``peekaboo list apps|windows|screens|permissions`` (``list`` alone = ``list apps``), ``permissions``.
+* The automation commands (``see``, ``app``, ``open``, ``window``, ``type``, ``press``, ``hotkey``,
+  ``click``, ``scroll``, ``clipboard``, ``sleep``) are in :mod:`.peekaboo_actions`: they drive the
+  desktop through the backend's input methods, as pyautogui actions do.
 
 Human-readable text by default; ``--json`` (alias ``--json-output``, ``-j``) prints
 ``{"success": true, "data": …}`` or ``{"success": false, "error": {"message", "code"}}``. Usage errors
 exit 64 (as Swift ArgumentParser's do), failures 1. Process ids are the sim's: stable per app, not real
-processes. Left out: ``see``/``click``/``type`` and the other automation commands, ``--analyze`` (no AI
-provider in the sim: it fails with the real tool's "no provider" error)."""
+processes. Left out: ``menu``, ``dock``, ``dialog``, ``space``, ``drag``/``swipe``, the agent and MCP
+commands, and ``--analyze`` (no AI provider in the sim: it fails with the real tool's "no provider"
+error)."""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from mmenvs.core.budget import check_limit
 
 from .base import App, CommandContext
 from .cli_support import CliExit, int_value, layer, resolve, run_guarded, take_value, write_file
+from .peekaboo_actions import ACTION_BOOLS, ACTION_FLAGS, Failure, run_action
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..desktop import Desktop
@@ -44,8 +48,19 @@ USAGE: peekaboo <subcommand> [options]
 
 SUBCOMMANDS:
   image          Capture screenshots of the screen, a window, the frontmost window or the menu bar
+  see            Capture a window with a map of its UI elements (--annotate draws their ids)
   list           List running apps, their windows, the screens or the permissions
   permissions    Show Screen Recording / Accessibility permission status
+  app            launch | quit | relaunch | hide | unhide | switch | list
+  open           Open a URL or file (--app to choose the app)
+  window         close | minimize | maximize | focus | move | resize | set-bounds | list (--app)
+  type           Type text into the focused field (\\n is Return; --clear, --press-return)
+  press          Press keys (return, tab, escape, arrows, …; --count)
+  hotkey         Press a key combination (--keys "cmd,shift,t")
+  click          Click an element by text, by id from 'see' (--on B1) or at --coords x,y
+  scroll         Scroll (--direction up|down, --amount)
+  clipboard      --action get | set (--text) | clear
+  sleep          Pause for <milliseconds>
 
 OPTIONS (every subcommand):
   --json, -j     Print machine-readable JSON ({"success": ..., "data": ...}); alias --json-output
@@ -97,6 +112,12 @@ USAGE: peekaboo permissions [status] [--json]
 """
 
 
+def _action_help(cmd: str) -> str:
+    flags = sorted(ACTION_FLAGS[cmd]) + sorted(ACTION_BOOLS[cmd])
+    return (f"OVERVIEW: peekaboo {cmd} in the simulated Mac\n\nUSAGE: peekaboo {cmd} [options]\n\nOPTIONS:\n"
+            + "".join(f"  {f}\n" for f in flags) + "  --json, -j\n")
+
+
 def _pid(desk: "Desktop", app: App) -> int:
     """The simulated process id of ``app``: stable for the desktop's app list (not a real process)."""
     names = list(desk.apps)
@@ -121,8 +142,9 @@ _FLAGS = {
               "--path", "--format", "--capture-focus", "--analyze"},
     "list": {"--app", "--pid", "--include-details"},
     "permissions": set(),
+    **ACTION_FLAGS,
 }
-_BOOL = {"image": {"--retina"}, "list": set(), "permissions": set()}
+_BOOL = {"image": {"--retina"}, "list": set(), "permissions": set(), **ACTION_BOOLS}
 
 
 def _parse(cmd: str, args: list[str]) -> _Args:
@@ -147,10 +169,7 @@ def _parse(cmd: str, args: list[str]) -> _Args:
     return out
 
 
-class _Failure(Exception):
-    def __init__(self, message: str, code: str) -> None:
-        super().__init__(message, code)
-        self.message, self.code = message, code
+_Failure = Failure  # the failure type the automation commands raise too
 
 
 def _emit(as_json: bool, data: dict[str, Any], text: str) -> tuple[str, str, int]:
@@ -250,20 +269,26 @@ class PeekabooTool(App):
             return VERSION + "\n", "", 0
         if args[0] == "help":
             topic = args[1] if len(args) > 1 else ""
-            return {"image": _IMAGE_HELP, "list": _LIST_HELP, "permissions": _PERMISSIONS_HELP}.get(topic, _HELP), "", 0
+            helps = {"image": _IMAGE_HELP, "list": _LIST_HELP, "permissions": _PERMISSIONS_HELP}
+            return (helps[topic] if topic in helps else _action_help(topic) if topic in ACTION_FLAGS else _HELP), "", 0
         cmd, rest = args[0], args[1:]
         if cmd not in _FLAGS:
-            if cmd in ("see", "click", "type", "scroll", "hotkey", "press", "move", "drag", "swipe", "app", "window",
-                       "menu", "menubar", "dock", "dialog", "space", "agent", "mcp", "capture", "run", "clean", "config",
-                       "learn", "tools", "sleep", "paste", "clipboard", "open", "bridge", "daemon"):
-                raise CliExit(f"Error: the simulated Mac's peekaboo has no '{cmd}' command (it captures and lists: "
-                              "image, list, permissions)\n", USAGE_CODE)
+            if cmd in ("move", "drag", "swipe", "menu", "menubar", "dock", "dialog", "space", "agent", "mcp", "capture",
+                       "run", "clean", "config", "learn", "tools", "paste", "bridge", "daemon", "visualizer"):
+                raise CliExit(f"Error: the simulated Mac's peekaboo has no '{cmd}' command (it has: image, see, list, "
+                              "permissions, app, open, window, type, press, hotkey, click, scroll, clipboard, "
+                              "sleep)\n", USAGE_CODE)
             raise CliExit(f"Error: Unexpected argument '{cmd}'\nUsage: peekaboo <subcommand>\n"
                           "  See 'peekaboo --help' for more information.\n", USAGE_CODE)
         if any(a in ("-h", "--help") for a in rest):
-            return {"image": _IMAGE_HELP, "list": _LIST_HELP, "permissions": _PERMISSIONS_HELP}[cmd], "", 0
+            helps = {"image": _IMAGE_HELP, "list": _LIST_HELP, "permissions": _PERMISSIONS_HELP}
+            return (helps[cmd] if cmd in helps else _action_help(cmd)), "", 0
         parsed = _parse(cmd, rest)
         try:
+            if cmd in ACTION_FLAGS:
+                data, text = run_action(cmd, parsed.positional, parsed.values, ctx, _find_app,
+                                        lambda desk, win: _window_pixels(desk, win, ctx.backend.budget.image_pixels))
+                return _emit(parsed.json, data, text)
             if cmd == "image":
                 return self._image(parsed, ctx)
             if cmd == "list":
