@@ -792,3 +792,19 @@ def test_insert_menu_adds_shapes_tables_and_text_boxes(b: SimBackend, app: str) 
     assert [int(a) - int(x) for a, x in zip(after, before)] == [1, 1, 1]
     assert not np.array_equal(b.screenshot(), shot)
     assert b.app(app).documents[0].modified
+
+
+def test_rich_text_still_reads_as_text_in_scripts(b: SimBackend) -> None:
+    osa = b.run_applescript
+    osa('tell application "Pages" to make new document with properties {body text:"a,b,c\\nsecond line"}')
+    assert osa('set AppleScript\'s text item delimiters to ","\n'
+               'tell application "Pages" to set parts to text items of (body text of front document)\n'
+               'set AppleScript\'s text item delimiters to ""\nreturn parts') == "a, b, c\nsecond line"
+    assert osa(_PG + "return text 1 thru 3 of body text") == "a,b"
+    assert osa(_PG + 'return (body text) & "!"') == "a,b,c\nsecond line!"
+    assert osa(_PG + "return (count of paragraphs of body text) & (count words of body text)") == "2, 5"
+    assert osa(_PG + 'return body text is "a,b,c" & linefeed & "second line"') == "true"
+    assert osa(_PG + "return class of body text") == "text" and osa(_PG + "return length of body text") == "17"
+    osa('tell application "Pages" to make new document')
+    osa('tell application "Pages" to set body text of document 1 to body text of document 2')
+    assert osa('tell application "Pages" to get body text of document 1') == "a,b,c\nsecond line"

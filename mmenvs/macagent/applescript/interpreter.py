@@ -850,8 +850,9 @@ class Interpreter:
     def select_from(self, node: N.Elements, container: Any) -> Any:
         arg = self.eval(node.arg) if node.arg is not None else None
         arg2 = self.eval(node.arg2) if node.arg2 is not None else None
-        if isinstance(container, BoundText):
+        if isinstance(container, BoundText) and node.cls in ("character", "word", "paragraph"):
             # ``character 3 of body text``: the app's text elements, each again text bound to the app
+            # (``text items of``, ``text 1 thru 5 of`` … stay AppleScript's own, on the text)
             found = self.select_app(node, container.obj, arg, arg2)
             return Plural(self.bound_text(o) for o in found) if isinstance(found, Plural) else self.bound_text(found)
         if isinstance(container, (AppObject, Application)):
