@@ -256,7 +256,9 @@ def test_remindctl_show_filters_and_json(env) -> None:
     titles = lambda f: [r["title"] for r in json.loads(sh(env, f"remindctl {f} --json"))]  # noqa: E731
     assert titles("overdue") == ["Old task"]
     assert titles("tomorrow") == ["Call mom"]
-    assert titles("upcoming") == ["Call mom"]
+    assert titles("upcoming") == ["Old task", "Pay rent", "Call mom"]  # every open reminder with a due date
+    assert titles("week") == ["Pay rent", "Call mom"]  # Sunday 12 to Saturday 18 April; Old task was the week before
+    assert titles("o") == ["Old task"] and titles("open") == ["Old task", "Pay rent", "Call mom"]
     assert titles("completed") == ["Done thing"]
     assert titles("all") == ["Old task", "Pay rent", "Call mom", "Done thing"]
     assert titles("2026-04-14") == ["Call mom"]

@@ -31,7 +31,10 @@ from .skill_args import MAX_LIST_ITEMS, CliError, Option, Parsed, parse, run_gua
 VERSION = "remindctl 0.4.0"
 PRIORITY = {0: "none", 1: "high", 5: "medium", 9: "low"}
 PRIORITY_VALUE = {"none": 0, "high": 1, "medium": 5, "low": 9}
-FILTERS = ("today", "tomorrow", "week", "overdue", "upcoming", "completed", "all")
+FILTERS = ("today", "tomorrow", "week", "overdue", "upcoming", "open", "completed", "all")
+#: the short spellings remindctl takes for its filters
+FILTER_ALIASES = {"tday": "today", "t": "tomorrow", "w": "week", "o": "overdue", "u": "upcoming", "done": "completed",
+                  "c": "completed", "a": "all"}
 
 _HELP = """remindctl — Fast CLI for Apple Reminders
 
@@ -47,7 +50,7 @@ Usage:
   remindctl status
   remindctl authorize
 
-Filters: today, tomorrow, week, overdue, upcoming, completed, all, or a date (YYYY-MM-DD)
+Filters: today, tomorrow, week, overdue, upcoming, open, completed, all, or a date (YYYY-MM-DD)
 Dates: today, tomorrow, yesterday, YYYY-MM-DD, YYYY-MM-DD HH:mm, ISO 8601
 Priority: none, low, medium, high
 IDs: the index shown in the listing ([1], [2], …) or the reminder id (a prefix of 4+ characters)
@@ -118,7 +121,7 @@ class _Remindctl:
 
     def _run(self, args: list[str]) -> tuple[str, str, int]:
         cmd = next((a for a in args if not a.startswith("-")), None)
-        if cmd is None or cmd in FILTERS or _is_date(cmd) or cmd == "show":
+        if cmd is None or cmd in FILTERS or cmd in FILTER_ALIASES or _is_date(cmd) or cmd == "show":
             rest = list(args)
             if cmd == "show":
                 rest.remove("show")
@@ -151,8 +154,8 @@ class _Remindctl:
         return item["r"]["due date"]
 
     def _sorted(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return sorted(items, key=lambda i: (self._due(i) is None, self._due(i) or datetime.min,
-                                            i["r"]["creation date"] or datetime.min, i["r"]["name"].lower()))
+        # remindctl's order: by due date (none last), then by title
+        return sorted(items, key=lambda i: (self._due(i) is None, self._due(i) or datetime.min, i["r"]["name"]))
 
     def _list_ref(self, name: str) -> ObjectRef:
         for ref in self.st.all("list"):
@@ -268,6 +271,7 @@ class _Remindctl:
         if list_name is not None:
             name = self.st.record(self._list_ref(list_name))["name"]
             items = [i for i in items if i["list"] == name]
+        flt = FILTER_ALIASES.get(flt.lower(), flt.lower())
         today = self.now.date()
         open_ = [i for i in items if not i["r"]["completed"]]
         due = lambda i: self._due(i)  # noqa: E731
@@ -275,17 +279,19 @@ class _Remindctl:
             pass
         elif flt == "completed":
             items = [i for i in items if i["r"]["completed"]]
-        elif flt == "today":
+        elif flt == "open":
+            items = open_
+        elif flt == "today":  # due today, or overdue
             items = [i for i in open_ if due(i) is not None and due(i).date() <= today]
         elif flt == "tomorrow":
             items = [i for i in open_ if due(i) is not None and due(i).date() == today + timedelta(days=1)]
-        elif flt == "week":
-            items = [i for i in open_ if due(i) is not None and today <= due(i).date() < today + timedelta(days=7)]
-        elif flt == "overdue":
-            items = [i for i in open_ if due(i) is not None and (due(i) < self.now if i["r"]["allday due date"] is None
-                                                              else due(i).date() < today)]
-        elif flt == "upcoming":
-            items = [i for i in open_ if due(i) is not None and due(i).date() > today]
+        elif flt == "week":  # the calendar week (Sunday to Saturday, the en_US week) holding today
+            start = today - timedelta(days=(today.weekday() + 1) % 7)
+            items = [i for i in open_ if due(i) is not None and start <= due(i).date() <= start + timedelta(days=7)]
+        elif flt == "overdue":  # due before today began
+            items = [i for i in open_ if due(i) is not None and due(i).date() < today]
+        elif flt == "upcoming":  # every open reminder with a due date
+            items = [i for i in open_ if due(i) is not None]
         else:
             try:
                 day = datetime.strptime(flt, "%Y-%m-%d").date()
