@@ -211,6 +211,26 @@ def test_sb3_on_wrapped_env(env_id, maskable):
         env.close()
 
 
+def test_sb3_cnn_policy_on_image_only_menu_env():
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_checker import check_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    env = ImageOnly(action_menu(gym.make("VTCBench-v0", obs_size=(40, 40))))
+    try:
+        check_env(env, warn=True)
+    finally:
+        env.close()
+    # two worker processes of the wrapped env (what `mmenvs train` uses), a few PPO updates
+    vec = SubprocVecEnv([lambda: ImageOnly(action_menu(gym.make("DebugEcho-v0", obs_size=(40, 40))))] * 2)
+    try:
+        model = PPO("CnnPolicy", vec, n_steps=8, batch_size=16, n_epochs=1, seed=0, device="cpu")
+        model.learn(32)
+        assert model.num_timesteps >= 32
+    finally:
+        vec.close()
+
+
 # ---------------------------------------------------------------------------------------------- MacAgent
 @pytest.fixture
 def mac():
