@@ -17,9 +17,12 @@ the panels, laid out in a grid of ``ceil(sqrt(n))`` columns with 8 px gaps as th
 Each heatmap is contrast-stretched between its 2nd and 98th percentiles and coloured with ``--style``
 (classic, magma, inferno, viridis, gray, clawd). ``--start``/``--duration`` cut a slice first.
 
-Input: linear-PCM WAVE, AIFF and AIFC (the sim's media formats, read as ``afinfo`` reads them). MP3 and
-other formats need the real tool's decoder or ffmpeg, which the simulated Mac does not have: they fail
-with a clear error. ``-`` (stdin) and ``-o -`` are refused: the sim's shell passes text, not bytes.
+Input: linear-PCM WAVE, AIFF and AIFC (the sim's media formats, read as ``afinfo`` reads them). Other
+formats (MP3, AAC, FLAC, …) are decoded by the shell's ``songsee`` function with ffmpeg inside the agent's
+sandbox (``--sample-rate`` is ffmpeg's output rate, as in the real tool) into a temporary WAVE the host
+reads: the host itself decodes no compressed audio. A program that execs ``songsee`` directly (not through
+the shell function) gets PCM files only. ``-`` (stdin) and ``-o -`` are refused: the sim's shell passes
+text, not bytes.
 Usage errors exit 2 with the usage, run-time errors 1, as the real tool.
 
 Bounds: an audio file of at most 64 MB, an STFT of at most 32 M cells (frames x bins: about six
@@ -89,13 +92,16 @@ def _usage(msg: str) -> CliExit:
     return CliExit(f"songsee: {msg}\n{_USAGE}", 2)
 
 
-def _parse(args: list[str]) -> tuple[list[str], dict[str, Any]]:
+def _parse(args: list[str], where: list[int] | None = None) -> tuple[list[str], dict[str, Any]]:
+    """(positional arguments, flags); ``where`` (when given) receives each positional's index in ``args``."""
     pos: list[str] = []
     opts: dict[str, Any] = {"--viz": []}
+    where = where if where is not None else []
     i = 0
     while i < len(args):
         a = args[i]
         if a == "--":
+            where += range(i + 1, len(args))
             pos += args[i + 1:]
             break
         if a.startswith("-") and a != "-" and not _is_number(a):
@@ -120,6 +126,7 @@ def _parse(args: list[str]) -> tuple[list[str], dict[str, Any]]:
                 opts[name] = value
             i += 1
             continue
+        where.append(i)
         pos.append(a)
         i += 1
     return pos, opts
@@ -365,9 +372,38 @@ def render_panel(kind: str, an: Analysis, w: int, h: int, lut: np.ndarray) -> np
 
 
 # ---------------------------------------------------------------------------------------------- the tool
+def _probe(args: list[str], ctx: CommandContext) -> tuple[str, str, int]:
+    """For the shell function: ``<index>\t<rate>`` when the input (``args[index]``) is a regular file of the
+    home that is not linear PCM (e.g. MP3: the function decodes it with the sandbox's ffmpeg first), else ""."""
+    where: list[int] = []
+    try:
+        pos, o = _parse(args, where)
+        rate = int(o.get("--sample-rate", "44100"))
+    except (CliExit, ValueError):
+        return "", "", 0
+    if len(pos) != 1 or pos[0] == "-" or not 1000 <= rate <= 384_000:
+        return "", "", 0
+    try:
+        p = resolve(ctx, pos[0], "songsee")
+        files = ctx.backend.current_desktop().home_files
+        if files.kind(p) != "file":
+            return "", "", 0
+        head = files.read_head(p, 12)
+    except (CliExit, OSError):
+        return "", "", 0
+    if (head[:4] == b"RIFF" and head[8:12] == b"WAVE") or (head[:4] == b"FORM" and head[8:12] in (b"AIFF", b"AIFC")):
+        return "", "", 0
+    return f"{where[0]}\t{rate}\n", "", 0
+
+
 def _main(args: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, int]:
     from PIL import Image
 
+    if args[:1] == ["--__mm-probe"]:
+        return _probe(args[1:], ctx)
+    shown_input = None
+    if args and args[0].startswith("--__mm-input-name="):
+        shown_input, args = args[0].split("=", 1)[1], args[1:]
     if not args:
         return "", _USAGE, 2
     if args[0] in ("-h", "--help") or "--help" in args or "-h" in args:
@@ -378,6 +414,7 @@ def _main(args: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, i
     if len(pos) != 1:
         raise _usage('expected "<input>"' if not pos else f'unexpected argument {pos[1]}')
     src = pos[0]
+    shown = shown_input if shown_input is not None else src
     width = int_value(o.get("--width", "1920"), "--width", "songsee")
     height = int_value(o.get("--height", "1080"), "--height", "songsee")
     window = int_value(o.get("--window", "2048"), "--window", "songsee")
@@ -410,10 +447,10 @@ def _main(args: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, i
     if output == "-":
         raise CliExit("songsee: writing the image to stdout is not supported in the simulator's shell; give -o <file>\n")
     if not output:
-        base = posixpath.basename(src)
+        base = posixpath.basename(shown)
         ext = posixpath.splitext(base)[1]
         stem = base[: -len(ext)] if ext else base
-        output = posixpath.normpath(posixpath.join(posixpath.dirname(src), stem + "." + fmt))
+        output = posixpath.normpath(posixpath.join(posixpath.dirname(shown), stem + "." + fmt))
     else:
         ext = Path(output).suffix.lower()
         if ext == ".png":
@@ -443,22 +480,21 @@ def _main(args: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, i
     if cw <= 0 or ch <= 0:
         raise _usage(f"output too small for {len(kinds)} panels")
     in_path = resolve(ctx, src, "songsee")
-    data = read_file(ctx, in_path, MAX_AUDIO_BYTES, "songsee", src)
+    data = read_file(ctx, in_path, MAX_AUDIO_BYTES, "songsee", shown)
     try:
         audio = read_audio(data)
     except AudioError as e:
         head = data[:4]
         if head[:3] == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):
-            raise CliExit("songsee: mp3: decoding MP3 needs the real songsee or ffmpeg; the simulated Mac decodes "
-                          "WAVE, AIFF and AIFC (convert with afconvert or say -o …)\n") from None
-        raise CliExit(f"songsee: decode {src}: {e}; ffmpeg fallback: exec: \"ffmpeg\": executable file not found "
-                      "in $PATH\n") from None
+            raise CliExit(f"songsee: decode {shown}: MP3 is decoded by the shell's songsee function (with ffmpeg); "
+                          "a program that runs songsee directly gets WAVE, AIFF and AIFC only\n") from None
+        raise CliExit(f"songsee: decode {shown}: {e}\n") from None
     x = audio.samples.mean(axis=1) if audio.channels > 1 else audio.samples[:, 0]
     if len(x) == 0 or audio.rate <= 0:
         raise CliExit("songsee: no samples decoded\n")
     verbose = ""
     if o.get("--verbose"):
-        verbose += f"input: {src}\noutput: {output} ({fmt})\ndecoded: {len(x)} samples @ {int(audio.rate)} Hz\n"
+        verbose += f"input: {shown}\noutput: {output} ({fmt})\ndecoded: {len(x)} samples @ {int(audio.rate)} Hz\n"
     if start > 0 or dur > 0:
         a = int(round(start * audio.rate))
         if a >= len(x):
@@ -484,6 +520,34 @@ def _main(args: list[str], stdin: str, ctx: CommandContext) -> tuple[str, str, i
     return ("" if o.get("--quiet") else output + "\n"), verbose, 0
 
 
+# The shell's songsee: formats other than linear PCM (MP3, AAC, FLAC, …) are decoded first by ffmpeg inside
+# the agent's sandbox (as the real songsee falls back to ffmpeg), into a WAVE in ~/Library/Caches/songsee that
+# the host reads through the confined layer and removes afterwards. The host decodes no compressed audio: a
+# crafted file can only upset ffmpeg in the sandbox. Defined after the generated host-command function, so it
+# replaces it; a program that execs songsee directly reaches the host command (PCM files only).
+_SHELL_INIT = r"""songsee() {
+  local __p __i __r __rc __in __tmp __dir="$HOME/Library/Caches/songsee"
+  __p=$(__mm_host songsee "--mm-cwd=$PWD" --__mm-probe "$@" </dev/null 2>/dev/null) || __p=""
+  if [ -z "$__p" ]; then __mm_host songsee "--mm-cwd=$PWD" "$@" </dev/null; return; fi
+  __i=${__p%%$'\t'*}; __r=${__p#*$'\t'}
+  local -a __a=("$@")
+  __in=${__a[$__i]}
+  if ! command -v ffmpeg >/dev/null 2>&1; then
+    echo "songsee: decode $__in: ffmpeg fallback: exec: \"ffmpeg\": executable file not found in \$PATH" >&2; return 1
+  fi
+  mkdir -p "$__dir" || return 1
+  __tmp="$__dir/decoded-$$-$RANDOM.wav"
+  if ! ffmpeg -nostdin -hide_banner -loglevel error -y -i "$__in" -vn -ac 1 -ar "$__r" -c:a pcm_s16le -f wav \
+       "$__tmp" </dev/null; then
+    rm -f "$__tmp"; echo "songsee: decode $__in: ffmpeg could not decode the file" >&2; return 1
+  fi
+  __a[$__i]=$__tmp
+  __mm_host songsee "--mm-cwd=$PWD" "--__mm-input-name=$__in" "${__a[@]}" </dev/null; __rc=$?
+  rm -f "$__tmp"; return $__rc
+}
+"""
+
+
 class SongseeTool(App):
     """``songsee`` (see the module docstring). No state: its results are image files."""
 
@@ -492,6 +556,7 @@ class SongseeTool(App):
     in_dock = False
     text_editing = False
     shell_commands = {"songsee": False}
+    shell_init = _SHELL_INIT
 
     def state(self) -> dict[str, Any]:
         return {"running": False}
