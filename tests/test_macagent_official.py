@@ -48,23 +48,24 @@ def _fixture_checks() -> set[str]:
 def test_every_check_family_and_helper_the_importer_maps_has_a_fixture():
     assert _fixture_checks() == set(CHECKS)
     helpers = {step["type"] for path in (FIXTURES / "task").glob("*/*.json") for step in json.loads(path.read_text()).get("config", [])}
-    assert set(HELPERS) - {"numbers_init_table", "pages_create_new_doc", "pages_init_content"} <= helpers
+    assert set(HELPERS) <= helpers
 
 
 def test_ids_come_from_the_path_and_skipped_files_name_their_reason():
     suite = load_official(FIXTURES)  # the checkout itself (its task/ folder is found)
     ids = [seed.id for seed in suite.seeds]
     assert "fixture_files_1_1" in ids and "fixture_files_2_1" in ids  # both files say "id": "fx_files"
-    assert len(ids) == len(set(ids)) == 16
+    assert len(ids) == len(set(ids)) == 23
     assert {s.id: s.reason for s in suite.skipped}.keys() == SKIPPED.keys()
     for skip in suite.skipped:
         assert SKIPPED[skip.id] in skip.reason and skip.path.startswith("fixture_skipped/")
     assert suite.oracle["fixture_tts_1_1"] == "sim-native" and suite.oracle["fixture_notes_1_1"] == "reference_command"
+    assert suite.oracle["fixture_keynote_1_1"] == suite.oracle["fixture_pages_3_1"] == "derived"  # iWork: no reference command
     assert official_id("keynote", "6_1") == "keynote_6_1"
 
 
 def test_every_importable_fixture_passes_with_its_reference_and_scores_zero_with_done(verified):
-    assert len(verified) == 16
+    assert len(verified) == 23
     failures = {tid: row for tid, row in verified.items() if row["oracle"] != 1.0 or row["done"] != 0.0}
     assert not failures, failures
 
@@ -96,11 +97,11 @@ def test_list_details_official_dir_prints_counts_and_reasons(capsys, tmp_path):
     report = tmp_path / "report.md"
     assert main(["list", "--details", "--official-dir", str(FIXTURES / "task"), "--report", str(report)]) == 0
     out = capsys.readouterr().out
-    assert "official tasks in" in out and "importable 16, skipped 3" in out
+    assert "official tasks in" in out and "importable 23, skipped 3" in out
     assert "skipped fixture_skipped_3_1 (fixture_skipped/3_1.json): evaluator.expected[0]: no translation for the rule 'exact_match'" in out
     assert "by skill_covered:" in out and "by category:" in out
     table = report.read_text()
-    assert table.count("| skipped |") == 3 and table.count("| imported |") == 16
+    assert table.count("| skipped |") == 3 and table.count("| imported |") == 23
 
 
 def test_report_rows_with_verification(env):

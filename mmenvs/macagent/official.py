@@ -202,7 +202,7 @@ def translate(raw: Any, app: str, task_id: str, rel: str) -> tuple[dict[str, Any
         want = _rule(rule, i)
         CHECKS[func].validate(param, f"evaluator.parameters[{i}]")
         checks.append((func, param, want))
-    setup, assets = _setup(raw.get("config", []), instruction + "\n" + reference + json.dumps(params))
+    setup, assets = _setup(raw.get("config", []), instruction + "\n" + reference + json.dumps(params) + json.dumps(funcs))
     # The mail account the himalaya tasks search held mail on the public harness's machine image
     if "himalaya" in skills_of(reference) or any("himalaya" in str(p.get("expected_command", "")) for p in params if isinstance(p, dict)):
         assets.insert(0, _mailbox())
@@ -363,9 +363,14 @@ def _pages_content(content: str) -> list[dict[str, Any]]:
     return [{"type": "applescript", "script": f'tell application "Pages" to set body text of front document to {applescript_string(str(content))}'}]
 
 
+#: The values ``numbers_init_table`` fills a table with, row by row (cycled): 1…22 with 5 four times and no
+#: other number holding the digit 5, so a find-and-replace of "5" changes exactly the cells whose value is 5.
+NUMBERS_VALUES = (3, 12, 5, 18, 7, 21, 1, 14, 9, 5, 16, 2, 11, 20, 6, 13, 5, 19, 8, 4, 22, 10, 17, 5, 12)
+
+
 def numbers_table_value(row: int, col: int, cols: int) -> int:
-    """The value ``numbers_init_table`` puts at (row, col), both from 1: 1, 2, 3, … across the rows."""
-    return (row - 1) * cols + col
+    """The value ``numbers_init_table`` puts at (row, col), both from 1."""
+    return NUMBERS_VALUES[((row - 1) * cols + (col - 1)) % len(NUMBERS_VALUES)]
 
 
 def _numbers_table(rows: int, cols: int) -> list[dict[str, Any]]:
@@ -411,7 +416,10 @@ ASSETS: dict[str, dict[str, Any]] = {
 
 
 def _assets(text: str) -> list[dict[str, Any]]:
-    return [dict(step) for path, step in ASSETS.items() if path in text or path.replace("$HOME/", "~/") in text]
+    steps = [dict(step) for path, step in ASSETS.items() if path in text or path.replace("$HOME/", "~/") in text]
+    if "keynote_test_image_insertion" in text:  # "an image from Desktop which is named 'pic'"
+        steps.append({"type": "file", "path": "~/Desktop/pic.png", "generator": {"name": "png", "args": {"width": 640, "height": 360, "text": "pic"}}})
+    return steps
 
 
 # ---------------------------------------------------------------------------------------------- offline web
@@ -508,26 +516,181 @@ def _script(source: str) -> str:
     return f"```applescript\n{source}\n```"
 
 
+def _osascript(*lines: str) -> str:
+    """A bash action running AppleScript lines (so that ``$HOME`` can name files in the home)."""
+    return "```bash\nosascript" + "".join(f" -e {_dq(line)}" for line in lines) + "\n```"
+
+
+def _dq(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
+
+
+def _kn(*lines: str) -> str:
+    return _script("\n".join(['tell application "Keynote"', "if (count of documents) = 0 then make new document", "tell front document", *lines, "end tell", "end tell"]))
+
+
+def _nm(*lines: str) -> str:
+    return _script("\n".join(['tell application "Numbers"', "if (count of documents) = 0 then make new document",
+                               f"tell {_NUMBERS_TABLE.replace(' of front document', '')} of front document", *lines, "end tell", "end tell"]))
+
+
+def _pg(*lines: str) -> str:
+    return _script("\n".join(['tell application "Pages"', "if (count of documents) = 0 then make new document", "tell front document", *lines, "end tell", "end tell"]))
+
+
+def _geometry_lines(item: str, x: float, y: float, w: float, h: float) -> list[str]:
+    return [f"set width of {item} to {w}", f"set height of {item} to {h}", f"set position of {item} to {{{x}, {y}}}"]
+
+
 def _oracle_keynote_doc(template_name: str, doc_name: str) -> list[str]:
-    return [_script(f'tell application "Keynote" to make new document with properties {{document theme:theme {applescript_string(template_name)}, name:{applescript_string(doc_name)}}}')]
+    return [_script(f'tell application "Keynote" to make new document with properties {{document theme:theme {_as(template_name)}}}'),
+            _osascript(f'tell application "Keynote" to save front document in POSIX file "$HOME/Documents/{doc_name}.key"')]
+
+
+def _oracle_keynote_delete(del_cnt: int) -> list[str]:
+    parts = ["body", "title"][: int(del_cnt)]  # removing a layout's text box hides it (Keynote's "showing" properties)
+    return [_kn("set s to make new slide", *[f"set {part} showing of s to false" for part in parts])]
+
+
+def _oracle_keynote_image(width: float, height: float, posx: float, posy: float, rotation: float = 0) -> list[str]:
+    return [_osascript('tell application "Keynote"', "if (count of documents) = 0 then make new document",
+                       'tell slide 1 of front document to set i to make new image with properties {file:POSIX file "$HOME/Desktop/pic.png"}',
+                       *[f"tell slide 1 of front document to {line}" for line in
+                         _geometry_lines("i", posx, posy, width, height) + [f"set rotation of i to {rotation}"]], "end tell")]
+
+
+def _oracle_keynote_table(rows: int, cols: int, row: int, col: int, content: str) -> list[str]:
+    return [_kn(f"tell slide 1 to set t to make new table with properties {{row count:{int(rows)}, column count:{int(cols)}}}",
+                f"tell slide 1 to set value of cell {int(col)} of row {int(row)} of t to {_as(content)}")]
+
+
+def _oracle_keynote_text(content: str, color: str = "", font_size: float = 0, font: str = "") -> list[str]:
+    lines = [f"tell slide 1 to set t to make new text item with properties {{object text:{_as(content)}}}"]
+    if color in _COLORS:
+        lines.append(f"tell slide 1 to set color of object text of t to {{{', '.join(map(str, _COLORS[color]))}}}")
+    if font:
+        lines.append(f"tell slide 1 to set font of object text of t to {_as(font)}")
+    if font_size:
+        lines.append(f"tell slide 1 to set size of object text of t to {font_size}")
+    return [_kn(*lines)]
+
+
+def _oracle_keynote_shapes(width: float, height: float, positions: list[tuple[float, float]]) -> list[str]:
+    lines = []
+    for k, (x, y) in enumerate(positions):
+        lines += [f"tell slide 1 to set s{k} to make new shape"] + [f"tell slide 1 to {line}" for line in _geometry_lines(f"s{k}", x, y, width, height)]
+    return [_kn(*lines)]
+
+
+def _oracle_keynote_slides(insert_cnt: int, skip_idx: int) -> list[str]:
+    return [_kn(*["make new slide"] * int(insert_cnt), f"set skipped of slide {int(skip_idx)} to true")]
+
+
+def _oracle_numbers_create(doc_name: str, file_name: str, sheet_name: str, table_name: str, template_name: str = "") -> list[str]:
+    path = file_name if file_name.startswith("/") else f"$HOME/{file_name}"
+    return [_script("\n".join(['tell application "Numbers"', "make new document", f"set name of sheet 1 of front document to {_as(sheet_name)}",
+                               f"set name of table 1 of sheet 1 of front document to {_as(table_name)}", "end tell"])),
+            _osascript(f'tell application "Numbers" to save front document in POSIX file "{path}"')]
 
 
 def _oracle_numbers_cells(cells: list[list[int]], values: list[Any]) -> list[str]:
-    lines = ['tell application "Numbers"', "if (count of documents) = 0 then make new document", "tell table 1 of sheet 1 of front document"]
-    for (row, col), value in zip(cells, values):
-        lines.append(f"set value of cell {int(col)} of row {int(row)} to {applescript_string(str(value))}")
-    return [_script("\n".join(lines + ["end tell", "end tell"]))]
+    return [_nm(*[f"set value of cell {int(col)} of row {int(row)} to {_as(str(value))}" for (row, col), value in zip(cells, values)])]
+
+
+def _oracle_numbers_replace(rows: int, cols: int, target_value: Any, replace_value: Any) -> list[str]:
+    return [_nm(*[f"set value of cell {c} of row {r} to {replace_value}" for r in range(1, int(rows) + 1) for c in range(1, int(cols) + 1)
+                  if float(numbers_table_value(r, c, int(cols))) == float(target_value)])]
+
+
+def _column(n: int) -> str:
+    return chr(ord("A") + int(n) - 1)
+
+
+def _oracle_numbers_merge(merged_cell: list[int], rows: int = 0, cols: int = 0) -> list[str]:
+    c1, r1, c2, r2 = (int(v) for v in merged_cell)
+    return [_nm(f'merge range "{_column(c1)}{r1}:{_column(c2)}{r2}"')]
+
+
+def _oracle_numbers_bgcolor(rows: int, cols: int, is_larger: bool = False, min: float = 0, is_smaller: bool = False,
+                            max: float = 0, is_equal: bool = False) -> list[str]:
+    lines = []
+    for r in range(1, int(rows) + 1):
+        for c in range(1, int(cols) + 1):
+            value = float(numbers_table_value(r, c, int(cols)))
+            if ((not is_larger or value > float(min) or (is_equal and value == float(min)))
+                    and (not is_smaller or value < float(max) or (is_equal and value == float(max)))):
+                lines.append(f"set background color of cell {c} of row {r} to {{65535, 0, 0}}")
+    return [_nm(*lines)]
+
+
+def _oracle_pages_create(template_name: str, doc_name: str, content: str) -> list[str]:
+    return [_script("\n".join(['tell application "Pages"', f"make new document with properties {{document template:template {_as(template_name)}}}",
+                               f"set body text of front document to {_as(content)}", "end tell"])),
+            _osascript(f'tell application "Pages" to save front document in POSIX file "$HOME/Documents/{doc_name}.pages"')]
+
+
+def _oracle_pages_color(color: str) -> list[str]:
+    return [_pg("if body text is \"\" then set body text to \"Passwd: 111111\"",
+                f"set color of body text to {{{', '.join(map(str, _COLORS.get(color, (0, 0, 0))))}}}")]
+
+
+def _oracle_pages_font(idx: int, target_font: str) -> list[str]:
+    return [_pg("if body text is \"\" then set body text to \"passwd: 111111\"", f"set font of body text to {_as(target_font)}")]
+
+
+def _oracle_pages_table(col: int, row: int, target_val: str) -> list[str]:
+    return [_pg("set t to make new table", f"set value of cell {int(col)} of row {int(row)} of t to {_as(target_val)}")]
 
 
 def _oracle_pages_find_replace(content: str, target: str, replace: str) -> list[str]:
-    return [_script(f'tell application "Pages" to set body text of front document to {applescript_string(content.replace(target, replace))}')]
+    return [_pg(f"set body text to {_as(content.replace(target, replace))}")]
 
 
-#: Checks of tasks without a reference command → actions that satisfy them (AppleScript).
+def _oracle_pages_shape(pos: str, width: float, height: float) -> list[str]:
+    x, y = _pos(pos)
+    return [_pg("set s to make new shape", *_geometry_lines("s", x, y, float(width) * 72, float(height) * 72))]
+
+
+def _oracle_pages_page(p_idx: int, expected_text: str) -> list[str]:
+    breaks = " & ".join(["(character id 12)"] * (int(p_idx) - 1)) or '""'  # a page break is a form feed in Pages' text
+    return [_pg(f"set body text to body text & {breaks} & {_as(expected_text)}")]
+
+
+def _oracle_file(file_path: str) -> list[str]:
+    """A file an iWork app exports: a PowerPoint from Keynote, an EPUB from Pages."""
+    path = file_path.replace("~/", "$HOME/", 1)
+    if path.endswith(".pptx"):
+        return [_script('tell application "Keynote" to if (count of documents) = 0 then make new document'),
+                _osascript(f'tell application "Keynote" to export front document to POSIX file "{path}" as Microsoft PowerPoint')]
+    if path.endswith(".epub"):
+        return [_osascript(f'tell application "Pages" to export front document to POSIX file "{path}" as EPUB')]
+    return []
+
+
+#: Checks of tasks without a reference command → actions that satisfy them (AppleScript), derived from
+#: the check's parameters.
 ORACLES: dict[str, Callable[..., list[str]]] = {
     "keynote_test_doc_creation": _oracle_keynote_doc,
+    "keynote_test_item_delection": _oracle_keynote_delete,
+    "keynote_test_image_insertion": _oracle_keynote_image,
+    "keynote_test_table_insertion": _oracle_keynote_table,
+    "keynote_test_text_box_insertion": _oracle_keynote_text,
+    "keynote_test_shape_insertion": lambda width, height, posx, posy: _oracle_keynote_shapes(width, height, [(posx, posy)]),
+    "keynote_test_shape_insertion_multi": lambda width, height, pos1, pos2, pos3: _oracle_keynote_shapes(width, height, [_pos(pos1), _pos(pos2), _pos(pos3)]),
+    "keynote_test_slide_insertion": _oracle_keynote_slides,
+    "numbers_test_create_and_save_table": _oracle_numbers_create,
     "numbers_test_cell_operation": _oracle_numbers_cells,
+    "numbers_test_value_replacement": _oracle_numbers_replace,
+    "numbers_test_cell_merge": _oracle_numbers_merge,
+    "numbers_test_change_bgcolor": _oracle_numbers_bgcolor,
+    "pages_test_create_and_enter_content": _oracle_pages_create,
+    "pages_test_change_font_color": _oracle_pages_color,
+    "pages_test_change_text_font": _oracle_pages_font,
+    "pages_test_insert_table": _oracle_pages_table,
     "pages_test_find_and_replace": _oracle_pages_find_replace,
+    "pages_test_shape_pos_and_size": _oracle_pages_shape,
+    "pages_check_body_text": _oracle_pages_page,
+    "check_file_exists": _oracle_file,
 }
 
 
@@ -1321,6 +1484,259 @@ def _wav(ctx: GetterContext, output_file: str, min_duration_seconds: float = 0.0
             and float(min_duration_seconds) <= seconds <= float(max_duration_seconds))
 
 
+# --- iWork (the front document, read with AppleScript as the public harness reads it)
+def _tell(app: str, target: str, expr: str) -> str:
+    return f'tell application "{app}" to tell {target} to get {expr}' if target else f'tell application "{app}" to get {expr}'
+
+
+def _num(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise _Missing(text) from None
+
+
+def _count(ctx: GetterContext, app: str, target: str, what: str) -> int:
+    return int(_num(_script_text(ctx, _tell(app, target, f"count of {what}"))))
+
+
+def _numbers_of(ctx: GetterContext, source: str) -> list[float]:
+    return [_num(v) for v in _script_list(ctx, source)]
+
+
+def _doc_name(ctx: GetterContext, app: str) -> str:
+    return re.sub(r"\.(key|pages|numbers)$", "", _script_text(ctx, f'tell application "{app}" to get name of front document'))
+
+
+def _close(a: float, b: float, tolerance: float = 1.0) -> bool:
+    return abs(float(a) - float(b)) <= tolerance
+
+
+_KEYNOTE_SLIDES = 'tell application "Keynote" to tell front document to get count of slides'
+
+
+def _keynote_items(ctx: GetterContext, kind: str) -> list[tuple[int, int]]:
+    """(slide, index) of every ``kind`` (shape, image, table, text item) on the front document's slides."""
+    items = []
+    for slide in range(1, int(_num(_script_text(ctx, _KEYNOTE_SLIDES))) + 1):
+        for i in range(1, _count(ctx, "Keynote", f"slide {slide} of front document", f"{kind}s") + 1):
+            items.append((slide, i))
+    return items
+
+
+def _geometry(ctx: GetterContext, app: str, item: str) -> tuple[float, float, float, float]:
+    x, y = _numbers_of(ctx, f'tell application "{app}" to get position of {item}')
+    w = _num(_script_text(ctx, f'tell application "{app}" to get width of {item}'))
+    h = _num(_script_text(ctx, f'tell application "{app}" to get height of {item}'))
+    return x, y, w, h
+
+
+@check("keynote_test_doc_creation", "template_name", "doc_name", tag="app_state")
+def _kn_doc(ctx: GetterContext, template_name: str, doc_name: str) -> bool:
+    theme = _script_text(ctx, 'tell application "Keynote" to get name of document theme of front document')
+    return theme == template_name and _doc_name(ctx, "Keynote") == doc_name
+
+
+@check("keynote_test_item_delection", "del_cnt", tag="app_state")
+def _kn_deleted(ctx: GetterContext, del_cnt: int) -> bool:
+    """The slide added to the new document has ``del_cnt`` of its layout's text boxes (title, body) removed."""
+    slides = int(_num(_script_text(ctx, _KEYNOTE_SLIDES)))
+    if slides < 2:
+        return False
+    added = f"slide {slides} of front document"
+    hidden = sum(_script_text(ctx, f'tell application "Keynote" to get {part} showing of {added}') == "false" for part in ("title", "body"))
+    return hidden == int(del_cnt)
+
+
+@check("keynote_test_image_insertion", "width", "height", "posx", "posy", tag="app_state")
+def _kn_image(ctx: GetterContext, width: float, height: float, posx: float, posy: float, rotation: float = 0) -> bool:
+    for slide, i in _keynote_items(ctx, "image"):
+        item = f"image {i} of slide {slide} of front document"
+        x, y, w, h = _geometry(ctx, "Keynote", item)
+        turn = _num(_script_text(ctx, f'tell application "Keynote" to get rotation of {item}'))
+        if _close(x, posx) and _close(y, posy) and _close(w, width) and _close(h, height) and _close(turn, rotation):
+            return True
+    return False
+
+
+@check("keynote_test_table_insertion", "rows", "cols", "row", "col", "content", tag="app_state")
+def _kn_table(ctx: GetterContext, rows: int, cols: int, row: int, col: int, content: str) -> bool:
+    for slide, i in _keynote_items(ctx, "table"):
+        table = f"table {i} of slide {slide} of front document"
+        counts = [_num(_script_text(ctx, f'tell application "Keynote" to get {what} of {table}')) for what in ("row count", "column count")]
+        value = _script_text(ctx, f'tell application "Keynote" to get value of cell {int(col)} of row {int(row)} of {table}')
+        if counts == [int(rows), int(cols)] and value == str(content):
+            return True
+    return False
+
+
+_COLORS = {"red": (65535, 0, 0), "green": (0, 65535, 0), "blue": (0, 0, 65535), "black": (0, 0, 0), "white": (65535, 65535, 65535)}
+
+
+def _is_color(values: list[float], name: str) -> bool:
+    want = _COLORS.get(str(name).lower())
+    return want is not None and len(values) == 3 and all(abs(v - w) <= 2048 for v, w in zip(values, want))
+
+
+@check("keynote_test_text_box_insertion", "content", tag="app_state")
+def _kn_text(ctx: GetterContext, content: str, color: str = "", font_size: float = 0, font: str = "") -> bool:
+    for slide, i in _keynote_items(ctx, "text item"):
+        text = f"object text of text item {i} of slide {slide} of front document"
+        if _script_text(ctx, f'tell application "Keynote" to get {text}') != content:
+            continue
+        ok = not color or _is_color(_numbers_of(ctx, f'tell application "Keynote" to get color of {text}'), color)
+        ok = ok and (not font_size or _close(_num(_script_text(ctx, f'tell application "Keynote" to get size of {text}')), font_size, 0.01))
+        ok = ok and (not font or _script_text(ctx, f'tell application "Keynote" to get font of {text}') == font)
+        if ok:
+            return True
+    return False
+
+
+def _kn_shapes(ctx: GetterContext) -> list[tuple[float, float, float, float]]:
+    return [_geometry(ctx, "Keynote", f"shape {i} of slide {slide} of front document") for slide, i in _keynote_items(ctx, "shape")]
+
+
+@check("keynote_test_shape_insertion", "width", "height", "posx", "posy", tag="app_state")
+def _kn_shape(ctx: GetterContext, width: float, height: float, posx: float, posy: float) -> bool:
+    return any(_close(x, posx) and _close(y, posy) and _close(w, width) and _close(h, height) for x, y, w, h in _kn_shapes(ctx))
+
+
+def _pos(text: str) -> tuple[float, float]:
+    x, y = (float(v) for v in str(text).split(","))
+    return x, y
+
+
+@check("keynote_test_shape_insertion_multi", "width", "height", "pos1", "pos2", "pos3", tag="app_state")
+def _kn_shapes_multi(ctx: GetterContext, width: float, height: float, pos1: str, pos2: str, pos3: str) -> bool:
+    shapes = _kn_shapes(ctx)
+    return all(any(_close(x, px) and _close(y, py) and _close(w, width) and _close(h, height) for x, y, w, h in shapes)
+               for px, py in (_pos(pos1), _pos(pos2), _pos(pos3)))
+
+
+@check("keynote_test_slide_insertion", "insert_cnt", "skip_idx", tag="app_state")
+def _kn_slides(ctx: GetterContext, insert_cnt: int, skip_idx: int) -> bool:
+    slides = int(_num(_script_text(ctx, _KEYNOTE_SLIDES)))
+    skipped = _script_text(ctx, f'tell application "Keynote" to get skipped of slide {int(skip_idx)} of front document') if slides >= int(skip_idx) else ""
+    return slides == 1 + int(insert_cnt) and skipped == "true"
+
+
+_NUMBERS_TABLE = "table 1 of sheet 1 of front document"
+
+
+def _cell(ctx: GetterContext, row: int, col: int, app: str = "Numbers", table: str = _NUMBERS_TABLE) -> str:
+    return _script_text(ctx, f'tell application "{app}" to get value of cell {int(col)} of row {int(row)} of {table}')
+
+
+def _same_value(got: str, want: Any) -> bool:
+    try:
+        return float(got) == float(want)
+    except (TypeError, ValueError):
+        return got == str(want)
+
+
+@check("numbers_test_create_and_save_table", "doc_name", "file_name", "sheet_name", "table_name", tag="app_state")
+def _nm_create(ctx: GetterContext, doc_name: str, file_name: str, sheet_name: str, table_name: str, template_name: str = "") -> bool:
+    # the sim's Numbers has no "Blank Black" template: the document's name, file, sheet and table are checked
+    path = file_name if file_name.startswith(("/", "~", "$HOME")) else f"~/{file_name}"
+    return (_exists(ctx, path) and _doc_name(ctx, "Numbers") == doc_name
+            and _script_text(ctx, 'tell application "Numbers" to get name of sheet 1 of front document') == sheet_name
+            and _script_text(ctx, 'tell application "Numbers" to get name of table 1 of sheet 1 of front document') == table_name)
+
+
+@check("numbers_test_cell_operation", "cells", "values", tag="app_state")
+def _nm_cells(ctx: GetterContext, cells: list[list[int]], values: list[Any]) -> bool:
+    return bool(cells) and all(_same_value(_cell(ctx, r, c), v) for (r, c), v in zip(cells, values))
+
+
+@check("numbers_test_value_replacement", "rows", "cols", "target_value", "replace_value", tag="app_state")
+def _nm_replace(ctx: GetterContext, rows: int, cols: int, target_value: Any, replace_value: Any) -> bool:
+    for r in range(1, int(rows) + 1):
+        for c in range(1, int(cols) + 1):
+            seeded = numbers_table_value(r, c, int(cols))
+            want = replace_value if float(seeded) == float(target_value) else seeded
+            if not _same_value(_cell(ctx, r, c), want):
+                return False
+    return True
+
+
+@check("numbers_test_cell_merge", "merged_cell", tag="app_state")
+def _nm_merge(ctx: GetterContext, merged_cell: list[int], rows: int = 0, cols: int = 0) -> bool:
+    c1, r1, c2, r2 = (int(v) for v in merged_cell)  # [column, row, column, row] of the range's corners: A1:A2 = [1, 1, 1, 2]
+    first = _script_text(ctx, f'tell application "Numbers" to get name of cell {c1} of row {r1} of {_NUMBERS_TABLE}')
+    return (c1, r1) != (c2, r2) and all(
+        _script_text(ctx, f'tell application "Numbers" to get name of cell {c} of row {r} of {_NUMBERS_TABLE}') == first
+        for r in range(r1, r2 + 1) for c in range(c1, c2 + 1))
+
+
+@check("numbers_test_change_bgcolor", "rows", "cols", tag="app_state")
+def _nm_bgcolor(ctx: GetterContext, rows: int, cols: int, is_larger: bool = False, min: float = 0, is_smaller: bool = False,
+                max: float = 0, is_equal: bool = False) -> bool:
+    for r in range(1, int(rows) + 1):
+        for c in range(1, int(cols) + 1):
+            value = float(numbers_table_value(r, c, int(cols)))
+            wanted = ((not is_larger or value > float(min) or (is_equal and value == float(min)))
+                      and (not is_smaller or value < float(max) or (is_equal and value == float(max))))
+            color = _script_text(ctx, f'tell application "Numbers" to get background color of cell {c} of row {r} of {_NUMBERS_TABLE}')
+            values = [float(v) for v in color.split(",")] if "," in color else []
+            if _is_color(values, "red") != wanted:
+                return False
+    return True
+
+
+_PAGES_DOC = 'tell application "Pages" to get body text of front document'
+
+
+@check("pages_test_create_and_enter_content", "template_name", "doc_name", "content", tag="app_state")
+def _pg_create(ctx: GetterContext, template_name: str, doc_name: str, content: str) -> bool:
+    template = _script_text(ctx, 'tell application "Pages" to get name of document template of front document')
+    return template == template_name and _doc_name(ctx, "Pages") == doc_name and str(content) in _script_text(ctx, _PAGES_DOC)
+
+
+def _pages_chars(ctx: GetterContext) -> int:
+    return len(_script_text(ctx, _PAGES_DOC))
+
+
+@check("pages_test_change_font_color", "color", tag="app_state")
+def _pg_color(ctx: GetterContext, color: str) -> bool:
+    count = _pages_chars(ctx)
+    return count > 0 and all(_is_color(_numbers_of(ctx, f'tell application "Pages" to get color of character {i} of body text of front document'), color)
+                             for i in sorted({1, (count + 1) // 2, count}))
+
+
+@check("pages_test_change_text_font", "idx", "target_font", tag="app_state")
+def _pg_font(ctx: GetterContext, idx: int, target_font: str) -> bool:
+    return _pages_chars(ctx) >= int(idx) and _script_text(
+        ctx, f'tell application "Pages" to get font of character {int(idx)} of body text of front document') == target_font
+
+
+@check("pages_test_insert_table", "col", "row", "target_val", tag="app_state")
+def _pg_table(ctx: GetterContext, col: int, row: int, target_val: str) -> bool:
+    tables = _count(ctx, "Pages", "front document", "tables")
+    return any(_cell(ctx, row, col, "Pages", f"table {i} of front document") == str(target_val) for i in range(1, tables + 1))
+
+
+@check("pages_test_find_and_replace", "content", "target", "replace", tag="app_state")
+def _pg_replace(ctx: GetterContext, content: str, target: str, replace: str) -> bool:
+    return _script_text(ctx, _PAGES_DOC).strip() == content.replace(target, replace).strip()
+
+
+@check("pages_test_shape_pos_and_size", "pos", "width", "height", tag="app_state")
+def _pg_shape(ctx: GetterContext, pos: str, width: float, height: float) -> bool:
+    px, py = _pos(pos)
+    points = 72.0  # the task gives inches; AppleScript answers points
+    shapes = _count(ctx, "Pages", "front document", "shapes")
+    for i in range(1, shapes + 1):
+        x, y, w, h = _geometry(ctx, "Pages", f"shape {i} of front document")
+        if _close(x, px) and _close(y, py) and _close(w, float(width) * points) and _close(h, float(height) * points):
+            return True
+    return False
+
+
+@check("pages_check_body_text", "p_idx", "expected_text", tag="content_match")
+def _pg_page(ctx: GetterContext, p_idx: int, expected_text: str) -> bool:
+    return str(expected_text) in _script_text(ctx, f'tell application "Pages" to get body text of page {int(p_idx)} of front document')
+
+
 # --- files
 @check("check_file_exists", "file_path", tag="file_ops")
 def _file_exists(ctx: GetterContext, file_path: str) -> bool:
@@ -1328,7 +1744,7 @@ def _file_exists(ctx: GetterContext, file_path: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- verification
-def verify_official(env: Any, task_ids: Iterable[str] | None = None, max_steps: int = 6) -> list[dict[str, Any]]:
+def verify_official(env: Any, task_ids: Iterable[str] | None = None, max_steps: int = 30) -> list[dict[str, Any]]:
     """Run each task twice: its oracle's solution, and ``DONE`` alone. One row a task: id, the oracle's
     score, the empty attempt's score, and what went wrong (setup notes, failed checkpoints)."""
     rows = []
