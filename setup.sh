@@ -17,11 +17,13 @@ done
 # bubblewrap: the OS sandbox for agent code. fonts-dejavu-core: fonts the renderers draw with.
 # tmux, ffmpeg: programs the MacAgent sim's shell runs for real (tmux sessions, video frames).
 # sqlite3: the command line shell for SQLite (the sim's Safari history, ~/Library/Safari/History.db).
+# jq, zsh: what the public MacAgentBench tasks' reference commands run in the sim's shell (jq filters over
+# the skill CLIs' JSON; python scripts that spawn /bin/zsh -lc), as a Mac has them.
 # chromium, chromium-driver: the headless browser tests/test_view.py opens `mmenvs view` reports in
 # (through Selenium, in the dev extra); the MiniWoB++ peer of `mmenvs bench --peers` uses it too.
 # docker.io, debootstrap: the MacAgent VM backend's tests start a private dockerd and run the Linux test
 # guest that `mmenvs vm build-test-guest` builds from Debian packages (a debootstrap rootfs).
-APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3 chromium chromium-driver docker.io debootstrap"
+APT_PACKAGES="bubblewrap fonts-dejavu-core tmux ffmpeg sqlite3 jq zsh chromium chromium-driver docker.io debootstrap"
 EXTRAS="dev"
 if [ "$PEERS" -eq 1 ]; then
   EXTRAS="dev,peers"
