@@ -273,7 +273,7 @@ def test_peekaboo_automation_as_the_public_tasks_use_it(env) -> None:
     out, code = run(env, "peekaboo clipboard --action clear --json")
     assert code == 0 and json.loads(out)["success"] and desk.clipboard.text == ""
     run(env, "peekaboo clipboard --action set --text 'from peekaboo'")
-    assert run(env, "pbpaste") == ("from peekaboo\n", 0) or run(env, "pbpaste")[0].startswith("from peekaboo")
+    assert desk.clipboard.text == "from peekaboo" and run(env, "peekaboo clipboard --action get")[0] == "from peekaboo\n"
     # app hide / quit
     assert run(env, "peekaboo app hide --app Terminal")[1] == 0 and desk.apps["Terminal"].hidden
     assert run(env, "peekaboo app quit --app Terminal")[1] == 0 and not desk.apps["Terminal"].running
