@@ -808,3 +808,18 @@ def test_rich_text_still_reads_as_text_in_scripts(b: SimBackend) -> None:
     osa('tell application "Pages" to make new document')
     osa('tell application "Pages" to set body text of document 1 to body text of document 2')
     assert osa('tell application "Pages" to get body text of document 1') == "a,b,c\nsecond line"
+
+
+@pytest.mark.parametrize("app", ["Notes", "Mail", "Reminders", "Calendar", "Finder", "System Settings", "Clock"])
+def test_every_windowed_app_has_settable_bounds(b: SimBackend, app: str) -> None:
+    b.open_app(app)
+    tell = f'tell application "{app}" to '
+    win = b.app(app).windows[0]
+    shot = b.screenshot().copy()
+    b.run_applescript(tell + "set bounds of front window to {10, 40, 910, 640}")
+    assert (win.x, win.y, win.w, win.h) == (10, 40, 900, 600)
+    assert b.run_applescript(tell + "get bounds of window 1") == "10, 40, 910, 640"
+    assert b.run_applescript(tell + "count windows") == "1"
+    assert not np.array_equal(b.screenshot(), shot)
+    with pytest.raises(AppleScriptError):
+        b.run_applescript(tell + "set bounds of front window to {1, 2}")

@@ -37,22 +37,75 @@ def path_text(value: Any) -> str:
     return hfs_to_posix(str(value))
 
 
+def with_windows(terms: Terminology) -> Terminology:
+    """``terms`` plus the standard suite's ``window`` class and its ``bounds`` (an app whose own
+    dictionary has no windows still has them, as every Cocoa app's standard suite does)."""
+    classes = dict(terms.classes)
+    classes.setdefault("window", "windows")
+    return Terminology(classes=classes, properties=terms.properties | {"bounds", "index", "id", "name"},
+                       commands=terms.commands, constants=terms.constants)
+
+
+class StandardWindows:
+    """The standard suite's windows of an app whose dictionary lacks them: ``windows`` front to back,
+    a window's ``name``, ``id``, ``index``, ``visible`` and ``bounds`` (settable, see
+    :func:`set_window_bounds`)."""
+
+    def __init__(self, app: "App", app_name: str) -> None:
+        self.app = app
+        self.app_name = app_name
+
+    def refs(self) -> list[ObjectRef]:
+        return [ObjectRef("window", w.id) for w in self.app.windows]
+
+    def window(self, obj: ObjectRef) -> Any:
+        for w in self.app.windows:
+            if w.id == obj.id:
+                return w
+        raise AppleScriptError(f"Can’t get window id {obj.id} of application \"{self.app_name}\".", ERR_NO_SUCH_OBJECT)
+
+    def get(self, obj: ObjectRef, prop: str) -> Any:
+        w = self.window(obj)
+        values = {"name": w.title, "id": w.id, "index": self.app.windows.index(w) + 1, "visible": not w.minimized,
+                  "bounds": window_bounds(w)}
+        if prop in values:
+            return values[prop]
+        if prop == "properties":
+            return {"class": Constant("window"), **values}
+        raise AppleScriptError(f"Can’t get {prop} of window id {w.id} of application \"{self.app_name}\".", ERR_NO_SUCH_OBJECT)
+
+    def set(self, obj: ObjectRef, prop: str, value: Any) -> None:
+        w = self.window(obj)
+        if prop != "bounds":
+            raise AppleScriptError(f"Can’t set {prop} of window id {w.id} of application \"{self.app_name}\".", -10006)
+        set_window_bounds(w, value, f'window id {w.id} of application "{self.app_name}"')
+
+
 class AppProxy:
-    """Wraps an app's scriptable store: ``activate``/``quit``/``frontmost`` act on the desktop."""
+    """Wraps an app's scriptable store: ``activate``/``quit``/``frontmost`` act on the desktop; when
+    the store has no ``window`` class, the standard suite's windows (:class:`StandardWindows`) answer."""
 
     def __init__(self, app: "App", inner: Any) -> None:
         self._app = app
         self._inner = inner
         self.name = inner.name
-        self.terminology = inner.terminology
+        self._windows = None if "window" in inner.terminology.classes else StandardWindows(app, inner.name)
+        self.terminology = inner.terminology if self._windows is None else with_windows(inner.terminology)
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self._inner, item)
 
+    def _is_window(self, obj: ObjectRef | None) -> bool:
+        return self._windows is not None and obj is not None and obj.cls == "window"
+
     def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if self._windows is not None and container is None and cls == "window":
+            return self._windows.refs()
         return self._inner.elements(container, cls)
 
     def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if self._is_window(obj):
+            return self._windows.get(obj, prop)
         if obj is None and prop == "frontmost":
             return self._app.desktop.active is self._app
         if obj is None and prop == "running":
@@ -62,6 +115,9 @@ class AppProxy:
         return self._inner.get_property(obj, prop)
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if self._is_window(obj):
+            self._windows.set(obj, prop, value)
+            return
         if obj is None and prop == "frontmost":
             if value:
                 self._app.desktop.activate(self._app)
@@ -96,7 +152,14 @@ class AppProxy:
         return out
 
     def class_plural(self, plural: str) -> str | None:
+        if self._windows is not None and plural == "windows":
+            return "window"
         return self._inner.class_plural(plural)
+
+    def describe(self, obj: ObjectRef) -> str:
+        if self._is_window(obj):
+            return f'window id {obj.id} of application "{self.name}"'
+        return self._inner.describe(obj)
 
 
 class FinderScripting(ScriptableAppBase):
@@ -114,7 +177,8 @@ class FinderScripting(ScriptableAppBase):
                      "disk": "disks", "window": "windows", "Finder window": "Finder windows"},
             properties=frozenset({"name", "name extension", "displayed name", "size", "kind", "modification date",
                                   "creation date", "container", "URL", "POSIX path", "desktop", "home", "trash",
-                                  "startup disk", "selection", "target", "index", "frontmost", "version", "comment"}),
+                                  "startup disk", "selection", "target", "index", "frontmost", "version", "comment",
+                                  "bounds", "id"}),
             commands=cmds)
 
     @property
@@ -230,6 +294,10 @@ class FinderScripting(ScriptableAppBase):
                         return w.title
                     if prop == "index":
                         return self.finder.browser_windows.index(w) + 1
+                    if prop == "bounds":
+                        return window_bounds(w)
+                    if prop == "id":
+                        return w.id
             raise AppleScriptError(f"Can’t get {prop} of {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
         p = self._path(obj)
         files = self.files
@@ -277,6 +345,12 @@ class FinderScripting(ScriptableAppBase):
         return NotImplemented
 
     def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls in ("window", "Finder window") and prop == "bounds":
+            for w in self.finder.browser_windows:
+                if w.id == obj.id:
+                    set_window_bounds(w, value, self.describe(obj))
+                    return
+            raise AppleScriptError(f"Can’t get {self.describe(obj)}.", ERR_NO_SUCH_OBJECT)
         if obj is not None and obj.cls in ("folder", "document file", "file", "item") and prop == "name":
             name, path = self._name(value), self._path(obj)
             if not self.files.exists(path):
@@ -542,7 +616,30 @@ class LifecycleOnly(AppLifecycle):
     def __init__(self, app: "App") -> None:
         self.app = app
         self.name = app.name
-        self.terminology = Terminology(commands=dict(STANDARD_COMMANDS), properties=frozenset({"frontmost", "name"}))
+        self._windows = StandardWindows(app, app.name)
+        self.terminology = with_windows(Terminology(commands=dict(STANDARD_COMMANDS),
+                                                    properties=frozenset({"frontmost", "name"})))
+
+    def elements(self, container: ObjectRef | None, cls: str) -> list[ObjectRef]:
+        if container is None and cls == "window":
+            return self._windows.refs()
+        return super().elements(container, cls)
+
+    def get_property(self, obj: ObjectRef | None, prop: str) -> Any:
+        if obj is not None and obj.cls == "window":
+            return self._windows.get(obj, prop)
+        return super().get_property(obj, prop)
+
+    def set_property(self, obj: ObjectRef | None, prop: str, value: Any) -> None:
+        if obj is not None and obj.cls == "window":
+            self._windows.set(obj, prop, value)
+            return
+        super().set_property(obj, prop, value)
+
+    def describe(self, obj: ObjectRef) -> str:
+        if obj.cls == "window":
+            return f'window id {obj.id} of application "{self.name}"'
+        return super().describe(obj)
 
 
 #: AppleHighlightColor as macOS writes it ("r g b Name", components 0–1) for System Settings' highlight
