@@ -120,7 +120,7 @@ def test_every_family_trains_and_evaluates_on_disjoint_tasks(family):
             _, info = train_env.reset(seed=seed)
             assert info["task_id"] not in heldout
             assert _content(train_env.unwrapped.task) not in contents
-        assert train_env.action_space.n == len(family.menu_doc())
+        assert family.menu_wrapper is not None or train_env.action_space.n == len(family.menu_doc())
     finally:
         eval_env.close()
         train_env.close()
@@ -225,3 +225,19 @@ def test_train_cli_lists_families_and_refuses_bad_arguments(capsys):
     assert "no training family for 'NoSuch-v0'" in capsys.readouterr().err
     assert main(["train", "DebugEcho-v0", "--family", "nope"]) == 2
     assert "has no family 'nope'; families: cards" in capsys.readouterr().err
+
+
+def test_mac_program_family_programs_do_not_depend_on_parameters():
+    """The MacAgent "programs" menu offers fixed programs: each must be its seed's reference program for
+    every benchmark variant and training draw (else the menu would leak a task's parameters)."""
+    from mmenvs.baselines.rl.families import MAC_PROGRAM_SEEDS, _mac_programs
+    from mmenvs.core import registry_path
+    from mmenvs.macagent.tasks import load_suite
+
+    seeds = {s.id: s for s in load_suite(registry_path("macagent", "tasks"))}
+    rng = np.random.default_rng(0)
+    for seed_id, program in zip(MAC_PROGRAM_SEEDS, _mac_programs()):
+        seed = seeds[seed_id]
+        tasks = [seed.variant(k) for k in range(4)] + [seed.sample(rng) for _ in range(8)]
+        assert {str(t.reference_solution[0]) for t in tasks} == {program}
+        assert len({json.dumps(t.params, sort_keys=True, default=str) for t in tasks}) > 1  # the parameters do vary

@@ -76,13 +76,13 @@ class ImageOnly(gym.ObservationWrapper):
 class ImageAndText(gym.Wrapper):
     """``Dict(image, task, last, step)``: the image, the hashed words of the task text (the reset
     observation's text, or ``obs[task_key]`` when the env has that key), of the last text, and the
-    step count scaled to 0..1 by ``max_steps``."""
+    step count scaled to 0..1 by ``max_steps``. ``image=False`` leaves the image out (an MLP policy)."""
 
-    def __init__(self, env: gym.Env, *, dim: int = 256, task_key: str | None = None, max_steps: int = 20) -> None:
+    def __init__(self, env: gym.Env, *, dim: int = 256, task_key: str | None = None, max_steps: int = 20, image: bool = True) -> None:
         super().__init__(env)
-        self.dim, self.task_key, self.max_steps = dim, task_key, max_steps
+        self.dim, self.task_key, self.max_steps, self.image = dim, task_key, max_steps, image
         self.observation_space = spaces.Dict({
-            "image": env.observation_space["image"],
+            **({"image": env.observation_space["image"]} if image else {}),
             "task": spaces.Box(0.0, 1.0, (dim,), np.float32),
             "last": spaces.Box(0.0, 1.0, (dim,), np.float32),
             "step": spaces.Box(0.0, 1.0, (1,), np.float32),
@@ -91,8 +91,9 @@ class ImageAndText(gym.Wrapper):
         self._steps = 0
 
     def _encode(self, observation: dict[str, Any]) -> dict[str, Any]:
-        return {"image": observation["image"], "task": self._task, "last": hashed_words(observation["text"], self.dim),
-                "step": np.array([min(1.0, self._steps / self.max_steps)], np.float32)}
+        encoded = {"task": self._task, "last": hashed_words(observation["text"], self.dim),
+                   "step": np.array([min(1.0, self._steps / self.max_steps)], np.float32)}
+        return {"image": observation["image"], **encoded} if self.image else encoded
 
     def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         observation, info = self.env.reset(**kwargs)
@@ -119,12 +120,15 @@ class Family:
     eval_kwargs: Mapping[str, Any]  # gym.make kwargs of the held-out pinned suite
     heldout: str  # the held-out suite, as eval.json names it
     menu: Callable[[], tuple[list[MenuEntry], list[str]]]
-    observation: str = "image"  # "image" | "image+text"
+    observation: str = "image"  # "image" | "image+text" | "text"
     obs_size: tuple[int, int] = (84, 84)
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)  # both streams (max_steps, mode, …)
     task_key: str | None = None  # observation key holding the task text (image+text), else the reset text
     text_dim: int = 256
-    algo_kwargs: Mapping[str, Any] = field(default_factory=dict)  # SB3 arguments tuned for the family (over train.ALGO_DEFAULTS)
+    algo_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    #: A state-dependent menu wrapper (an ``mmenvs.wrappers.ActionMenu``) used instead of ``menu``'s fixed list;
+    #: ``menu`` then only documents its layout (labels, entries unused).
+    menu_wrapper: Callable[[gym.Env], gym.Env] | None = None  # SB3 arguments tuned for the family (over train.ALGO_DEFAULTS)
 
     def make(self, *, split: str, obs_size: tuple[int, int] | None = None, extra: Mapping[str, Any] | None = None) -> gym.Env:
         """The wrapped env of ``split`` ("train" or "eval"): menu actions, SB3 observations."""
@@ -133,17 +137,22 @@ class Family:
         kwargs = {**self.env_kwargs, **(self.train_kwargs if split == "train" else self.eval_kwargs),
                   "task_filter": dict(self.task_filter), "obs_size": tuple(obs_size or self.obs_size), **(extra or {})}
         env = gym.make(self.env_id, **kwargs)
-        entries, labels = self.menu()
-        env = MenuActions(env, entries, labels)
+        if self.menu_wrapper is not None:
+            env = self.menu_wrapper(env)
+        else:
+            entries, labels = self.menu()
+            env = MenuActions(env, entries, labels)
         if self.observation == "image":
             return ImageOnly(env)
-        if self.observation == "image+text":
-            return ImageAndText(env, dim=self.text_dim, task_key=self.task_key, max_steps=env.unwrapped.max_steps)
+        if self.observation in ("image+text", "text"):
+            return ImageAndText(env, dim=self.text_dim, task_key=self.task_key, max_steps=env.unwrapped.max_steps,
+                                image=self.observation == "image+text")
         raise ValueError(f"family {self.name!r}: unknown observation {self.observation!r}")
 
     def menu_doc(self) -> list[str]:
-        """What each action index means."""
-        return [f"{i}: {label}" for i, label in enumerate(self.menu()[1])]
+        """What each action index means (a state-dependent menu: its layout)."""
+        labels = self.menu()[1]
+        return list(labels) if self.menu_wrapper is not None else [f"{i}: {label}" for i, label in enumerate(labels)]
 
 
 # ---------------------------------------------------------------------------------------------- DebugEcho
@@ -181,6 +190,41 @@ def _vtc_shape_menu() -> tuple[list[MenuEntry], list[str]]:
     return entries, labels
 
 
+# ---------------------------------------------------------------------------------------------- MacAgent
+#: Seed tasks whose reference program is the same for every parameter draw (checked by a test): the
+#: "programs" family's policy picks the program the instruction asks for, then DONE.
+MAC_PROGRAM_SEEDS = ("clock-delete-disabled-alarms", "finder-move-duplicates", "finder-trash-temp-files",
+                     "reminders-urgent-priority")
+
+
+def _mac_programs() -> list[str]:
+    from mmenvs.core import registry_path
+    from mmenvs.macagent.tasks import load_suite
+
+    seeds = {s.id: s for s in load_suite(registry_path("macagent", "tasks"))}
+    return [str(seeds[seed_id].variant(0).reference_solution[0]) for seed_id in MAC_PROGRAM_SEEDS]
+
+
+def _mac_program_menu() -> tuple[list[MenuEntry], list[str]]:
+    programs = _mac_programs()
+    labels = [f"run the program of seed task {seed_id!r}: {program.splitlines()[1][:60]}…"
+              for seed_id, program in zip(MAC_PROGRAM_SEEDS, programs)]
+    return [*programs, "DONE"], [*labels, "DONE (end the episode)"]
+
+
+# ---------------------------------------------------------------------------------------------- MMToolSandbox
+def _toolsandbox_menu(env: gym.Env) -> gym.Env:
+    from mmenvs.wrappers import MMToolSandboxMenu
+
+    return MMToolSandboxMenu(env)
+
+
+def _toolsandbox_menu_doc() -> tuple[list[MenuEntry], list[str]]:
+    return [], ["MMToolSandboxMenu (mmenvs.wrappers, its defaults): for candidate tool t < 6, slot 49*t is search_tools "
+                "finding it, slots 49*t+1 .. 49*t+48 its candidate calls built from the values visible so far; slots 294, 295 "
+                "reply 'Done.' / ask for more; unavailable slots are masked"]
+
+
 # ---------------------------------------------------------------------------------------------- registry
 FAMILIES: dict[str, dict[str, Family]] = {
     "DebugEcho-v0": {
@@ -190,6 +234,28 @@ FAMILIES: dict[str, dict[str, Family]] = {
             task_filter={}, train_kwargs={"suite": "train"}, eval_kwargs={"suite": "pinned"},
             heldout="DebugEcho-v0 pinned suite (registry/debug/tasks.json)", menu=_echo_menu, obs_size=(40, 80),
             algo_kwargs={"learning_rate": 1e-3, "n_epochs": 8}),
+    },
+    "MacAgent-v0": {
+        "programs": Family(
+            env_id="MacAgent-v0", name="programs",
+            description="pick the shell/AppleScript program the instruction asks for among the family's, then DONE "
+                        "(4 seed tasks; two actions an episode; train on fresh parameter draws with guard checkpoints paid "
+                        "only after a goal, evaluate the paper's Score on the 16 benchmark variants)",
+            task_filter={"seed": list(MAC_PROGRAM_SEEDS)}, train_kwargs={"suite": "train", "reward_guards": "after_goal"},
+            eval_kwargs={"suite": "test"},
+            heldout="MacAgent-v0 test suite (benchmark variants v0-v3 of the family's seed tasks)",
+            menu=_mac_program_menu, observation="text", task_key="instruction", obs_size=(40, 64),
+            env_kwargs={"max_steps": 2, "store_screenshots": False}),
+    },
+    "MMToolSandbox-v0": {
+        "contacts": Family(
+            env_id="MMToolSandbox-v0", name="contacts",
+            description="scenarios of the contacts app group: train on generated ones, evaluate on the pinned benchmark's "
+                        "(MMToolSandboxMenu candidate calls, masked)",
+            task_filter={"apps": "contacts"}, train_kwargs={"suite": "train"}, eval_kwargs={"suite": "benchmark"},
+            heldout="MMToolSandbox-v0 pinned benchmark suite (registry/toolsandbox/suites/benchmark), app group contacts",
+            menu=_toolsandbox_menu_doc, menu_wrapper=_toolsandbox_menu, observation="text", obs_size=(36, 36),
+            env_kwargs={"mode": "tool", "max_steps": 16}),
     },
     "VTCBench-v0": {
         "shapes": Family(

@@ -295,11 +295,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
         task_ids = heldout_task_ids(eval_env, eval_tasks)
         trained, random_ = evaluate_policies(model, eval_env, task_ids, seed=seed, maskable=algo == "maskable_ppo",
                                              random_repeats=random_repeats)
-        train_probe = chosen.make(split="train", obs_size=size)
-        try:
-            train_suite = {"suite": getattr(train_probe.unwrapped, "suite", None), "kwargs": _jsonable(chosen.train_kwargs)}
-        finally:
-            train_probe.close()
+        train_suite = {"suite": chosen.train_kwargs.get("suite"), "kwargs": _jsonable(chosen.train_kwargs)}
     finally:
         eval_env.close()
     result = {
