@@ -193,3 +193,35 @@ def test_eval_summary_splits_pass_rate_by_skill_coverage():
                {"task_meta": {"skill_covered": False}, "success": False}, {"task_meta": {"skill_covered": False}, "error": "x"}]
     table = MacAgentEnv.summarize_episodes(records)["tables"]["Pass rate with and without skill coverage (MacAgentBench Table 4)"]
     assert table == {"with skill": {"pass": 0.5, "passed": 1, "episodes": 2}, "without skill": {"pass": 0.0, "passed": 0, "episodes": 1}}
+
+
+def test_attack_task_files_cannot_reach_outside_the_home_or_run_unbounded(tmp_path):
+    """A checkout is untrusted input: a note path with '..' fails its checkpoint (never reads the host), a
+    table of a billion cells is refused, and a symlinked task file is not read."""
+    folder = tmp_path / "task" / "evil"
+    folder.mkdir(parents=True)
+    escape = {"instruction": "x", "config": [], "related_apps": ["obsidian"], "reference_command": "true",
+              "evaluator": {"func": ["new_obsidian_check_note_contains_all_texts"], "conj": "and",
+                            "parameters": [{"vault_path": "/Users/pipiwu/Documents/V", "note_path": "../../../../etc/passwd", "expected_texts": ["root"]}],
+                            "expected": [{"type": "common", "rules": {"func": "is_true"}}]}}
+    (folder / "1_1.json").write_text(json.dumps(escape))
+    huge = {"instruction": "x", "config": [], "related_apps": ["numbers"], "reference_command": "",
+            "evaluator": {"func": ["numbers_test_value_replacement"], "conj": "and",
+                          "parameters": [{"rows": 100000, "cols": 100000, "target_value": 5, "replace_value": 10}],
+                          "expected": [{"type": "common", "rules": {"func": "is_true"}}]}}
+    (folder / "2_1.json").write_text(json.dumps(huge))
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps(escape))
+    (folder / "3_1.json").symlink_to(outside)
+    suite = load_official(tmp_path)
+    assert [s.id for s in suite.seeds] == ["evil_1_1"]
+    reasons = {s.id: s.reason for s in suite.skipped}
+    assert "rows x cols must be between 1 and 2000 cells" in reasons["evil_2_1"] and "evil_3_1" not in reasons
+    env = gym.make("MacAgent-v0", suite="official", official_dir=str(tmp_path))
+    try:
+        obs, info = env.reset(options={"task_id": "evil_1_1"})
+        obs, reward, terminated, truncated, info = env.step("DONE")
+        [checkpoint] = info["checkpoints"]
+        assert checkpoint["passed"] is False and "leaves the vault" in checkpoint["error"]
+    finally:
+        env.close()

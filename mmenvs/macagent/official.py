@@ -508,7 +508,10 @@ def _solution(reference: str, checks: list[tuple[str, dict[str, Any], bool]]) ->
         derive = ORACLES.get(func)
         if derive is None or not want:
             return [], "none"
-        actions += derive(**param)
+        try:
+            actions += derive(**param)
+        except (TypeError, ValueError, GetterError) as exc:
+            raise OfficialSkip(f"no solution can be derived from {func!r}: {exc}") from None
     return actions, "derived" if actions else "none"
 
 
@@ -598,6 +601,7 @@ def _oracle_numbers_cells(cells: list[list[int]], values: list[Any]) -> list[str
 
 
 def _oracle_numbers_replace(rows: int, cols: int, target_value: Any, replace_value: Any) -> list[str]:
+    rows, cols = _grid(rows, cols)
     return [_nm(*[f"set value of cell {c} of row {r} to {replace_value}" for r in range(1, int(rows) + 1) for c in range(1, int(cols) + 1)
                   if float(numbers_table_value(r, c, int(cols))) == float(target_value)])]
 
@@ -613,6 +617,7 @@ def _oracle_numbers_merge(merged_cell: list[int], rows: int = 0, cols: int = 0) 
 
 def _oracle_numbers_bgcolor(rows: int, cols: int, is_larger: bool = False, min: float = 0, is_smaller: bool = False,
                             max: float = 0, is_equal: bool = False) -> list[str]:
+    rows, cols = _grid(rows, cols)
     lines = []
     for r in range(1, int(rows) + 1):
         for c in range(1, int(cols) + 1):
@@ -1621,6 +1626,14 @@ def _kn_slides(ctx: GetterContext, insert_cnt: int, skip_idx: int) -> bool:
 
 
 _NUMBERS_TABLE = "table 1 of sheet 1 of front document"
+MAX_CELLS = 2000  # a check reads at most this many cells (a task file's rows x cols is untrusted)
+
+
+def _grid(rows: Any, cols: Any) -> tuple[int, int]:
+    rows, cols = int(rows), int(cols)
+    if not (0 < rows and 0 < cols and rows * cols <= MAX_CELLS):
+        raise GetterError(f"rows x cols must be between 1 and {MAX_CELLS} cells, got {rows} x {cols}")
+    return rows, cols
 
 
 def _cell(ctx: GetterContext, row: int, col: int, app: str = "Numbers", table: str = _NUMBERS_TABLE) -> str:
@@ -1645,11 +1658,14 @@ def _nm_create(ctx: GetterContext, doc_name: str, file_name: str, sheet_name: st
 
 @check("numbers_test_cell_operation", "cells", "values", tag="app_state")
 def _nm_cells(ctx: GetterContext, cells: list[list[int]], values: list[Any]) -> bool:
+    if len(cells) > MAX_CELLS:
+        raise GetterError(f"at most {MAX_CELLS} cells, got {len(cells)}")
     return bool(cells) and all(_same_value(_cell(ctx, r, c), v) for (r, c), v in zip(cells, values))
 
 
 @check("numbers_test_value_replacement", "rows", "cols", "target_value", "replace_value", tag="app_state")
 def _nm_replace(ctx: GetterContext, rows: int, cols: int, target_value: Any, replace_value: Any) -> bool:
+    rows, cols = _grid(rows, cols)
     for r in range(1, int(rows) + 1):
         for c in range(1, int(cols) + 1):
             seeded = numbers_table_value(r, c, int(cols))
@@ -1662,6 +1678,7 @@ def _nm_replace(ctx: GetterContext, rows: int, cols: int, target_value: Any, rep
 @check("numbers_test_cell_merge", "merged_cell", tag="app_state")
 def _nm_merge(ctx: GetterContext, merged_cell: list[int], rows: int = 0, cols: int = 0) -> bool:
     c1, r1, c2, r2 = (int(v) for v in merged_cell)  # [column, row, column, row] of the range's corners: A1:A2 = [1, 1, 1, 2]
+    _grid(r2 - r1 + 1, c2 - c1 + 1)
     first = _script_text(ctx, f'tell application "Numbers" to get name of cell {c1} of row {r1} of {_NUMBERS_TABLE}')
     return (c1, r1) != (c2, r2) and all(
         _script_text(ctx, f'tell application "Numbers" to get name of cell {c} of row {r} of {_NUMBERS_TABLE}') == first
@@ -1671,6 +1688,7 @@ def _nm_merge(ctx: GetterContext, merged_cell: list[int], rows: int = 0, cols: i
 @check("numbers_test_change_bgcolor", "rows", "cols", tag="app_state")
 def _nm_bgcolor(ctx: GetterContext, rows: int, cols: int, is_larger: bool = False, min: float = 0, is_smaller: bool = False,
                 max: float = 0, is_equal: bool = False) -> bool:
+    rows, cols = _grid(rows, cols)
     for r in range(1, int(rows) + 1):
         for c in range(1, int(cols) + 1):
             value = float(numbers_table_value(r, c, int(cols)))
