@@ -22,7 +22,8 @@ SHELL_TASK = {
     "id": "vm-shell-note",
     "instruction": "Write the line hello-vm into ~/Desktop/note.txt, next to the copy of ~/Documents/src.txt you make there.",
     "category": "Development",
-    "apps": ["Terminal"],
+    "platform": "linux",
+    "apps": ["bash"],
     "reference_time": "2026-03-17T10:00:00",
     "setup": [{"type": "file", "path": "~/Documents/src.txt", "content": "alpha\nbeta\n"}],
     "checkpoints": [
@@ -38,9 +39,10 @@ GUI_TASK = {
     "id": "vm-gui-terminal",
     "instruction": "In the terminal window, run `echo gui-ok > ~/Desktop/gui.txt` by typing it.",
     "category": "Development",
-    "apps": ["Terminal"],
+    "platform": "linux",
+    "apps": ["xterm"],
     "reference_time": "2026-03-17T10:00:00",
-    "setup": [{"type": "open_app", "app": "Terminal"},
+    "setup": [{"type": "open_app", "app": "xterm"},
               {"type": "shell", "command": "for i in $(seq 100); do pgrep -x xterm >/dev/null && break; sleep 0.1; done"}],
     "checkpoints": [
         {"name": "typed in the terminal", "tag": "file_ops", "metric": {"type": "equals", "expected": "gui-ok"},
@@ -73,12 +75,12 @@ def ours(client, env=None) -> list:
 def make_env(daemon, guest, **kwargs):
     # settle: a screenshot after input waits up to this long for the guest to draw it (the machine is loaded)
     return gym.make("MacAgent-v0", backend="vm", vm_docker_url=daemon.base_url, vm_image=guest.image,
-                    vm_user=guest.user, vm_key_path=str(guest.key_path), vm_settle=10.0, **kwargs)
+                    vm_user=guest.user, vm_key_path=str(guest.key_path), vm_settle=3.0, **kwargs)
 
 
 @pytest.fixture(scope="module")
 def env(docker_daemon, test_guest):
-    env = make_env(docker_daemon, test_guest, pool_size=1)
+    env = make_env(docker_daemon, test_guest, pool_size=1, suite="linux")
     yield env
     env.close()
     assert ours(docker_daemon.client) == [], "the env left containers behind after close()"
@@ -103,6 +105,38 @@ def test_oracle_scores_one_and_empty_attempt_zero(env):
     obs, reward, terminated, truncated, info = env.step("DONE")
     assert terminated and reward == 0.0 and info["score"] == 0.0
     assert [c["passed"] for c in info["checkpoints"]] == [False, False]
+
+
+def test_linux_starter_suite_oracle_one_and_done_zero(env):
+    """Every variant of the shipped Linux-guest tasks (registry/macagent/linux_tasks): the oracle scores 1.0;
+    DONE at once scores 0 (the first variant of each seed)."""
+    ids = env.unwrapped.task_ids()
+    assert len(ids) >= 20
+    failed = {}
+    for task_id in ids:
+        obs, info = env.reset(seed=0, options={"task_id": task_id})
+        for _ in range(env.unwrapped.max_steps):
+            obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action(obs, info))
+            if terminated or truncated:
+                break
+        if reward != 1.0:
+            failed[task_id] = [(c["name"], c["got"]) for c in info["checkpoints"] if not c["passed"]]
+    assert failed == {}
+    for seed in env.unwrapped.seeds():
+        env.reset(seed=0, options={"task_id": seed.variant_ids()[0]})
+        obs, reward, terminated, truncated, info = env.step("DONE")
+        assert reward == 0.0, (seed.id, info["checkpoints"])
+
+
+def test_sim_refuses_a_linux_task():
+    from mmenvs.macagent.tasks import TaskSetupError
+
+    env = gym.make("MacAgent-v0", suite="linux")
+    try:
+        with pytest.raises(TaskSetupError, match="linux guest"):
+            env.reset(seed=0, options={"task_id": env.unwrapped.task_ids()[0]})
+    finally:
+        env.close()
 
 
 def test_shell_keeps_cwd_and_variables_and_reports_exit_codes(env):

@@ -24,7 +24,7 @@ from mmenvs.macagent.screen import ScreenTracker
 from mmenvs.macagent.tasks import MacTask, SeedTask, TaskFormatError, TaskSetupError, load_suite, run_setup, task_from_data
 from mmenvs.sandbox import unencodable_char
 
-SUITES = ("test", "train", "official")
+SUITES = ("test", "train", "official", "linux")  # linux: the Linux-guest starter tasks (registry/macagent/linux_tasks, backend="vm")
 #: Draws ``suite="train"`` makes before it gives up finding a task that is not a benchmark variant.
 TRAIN_DRAWS = 64
 WAIT_SECONDS = 5.0  # how far WAIT moves the desktop clock (backends that have one)
@@ -182,7 +182,8 @@ class MacAgentEnv(MMEnv):
             self._seeds = {s.id: s for s in self.official.seeds}
             self._variants: dict[str, tuple[SeedTask, int]] = {s.id: (s, -1) for s in self.official.seeds}
         else:
-            self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else registry_path("macagent", "tasks"))}
+            shipped = registry_path("macagent", "linux_tasks" if suite == "linux" else "tasks")
+            self._seeds: dict[str, SeedTask] = {s.id: s for s in load_suite(Path(tasks) if tasks else shipped)}
             self._variants = {vid: (seed, k) for seed in self._seeds.values() for k, vid in enumerate(seed.variant_ids())}
         self._cache: dict[str, MacTask] = {}
         self.set_task_filter(task_filter)
@@ -314,6 +315,9 @@ class MacAgentEnv(MMEnv):
         refuse = getattr(self.backend, "refuse_task", None)  # a VM guest that cannot run the task says why
         if refuse is not None:
             refuse(task)
+        elif getattr(task, "platform", "macos") != "macos":
+            raise TaskSetupError(f"{task.source}: task {task.id!r} is for a {task.platform} guest (platform={task.platform!r}): "
+                                 "run it with backend='vm' on such a guest (docs/vm.md); the sim is a macOS desktop")
         self.backend.reset(now=task.reference_time, home=self._home)
         self.shim.reset()
         self.episode.setup_notes = run_setup(task, self._ctx)

@@ -221,13 +221,16 @@ class VMBackend(MacBackend):
         return ""
 
     def refuse_task(self, task: Any) -> None:
-        """Raise ``TaskNeedsMacOS`` (with the reason) for a task this guest cannot run."""
+        """Raise ``TaskNeedsMacOS`` (with the reason) for a task this guest cannot run: a task of another
+        platform (``platform`` field), AppleScript in its setup or getters on a non-macOS guest."""
         if self.guest_os == "macos":
+            if getattr(task, "platform", "macos") != "macos":
+                raise TaskNeedsMacOS(f"task {getattr(task, 'id', '?')!r} is a {task.platform} task; this guest runs macOS")
             return
         reasons = []
-        wanted = getattr(task, "platforms", None) or getattr(task, "os", None)
-        if wanted and "linux" not in (wanted if isinstance(wanted, (list, tuple)) else [wanted]):
-            reasons.append(f"it declares {wanted!r}")
+        platform = getattr(task, "platform", "macos")
+        if platform != self.guest_os:
+            reasons.append(f"it is a {platform} task (platform={platform!r})")
         for step in getattr(task, "setup", ()):
             if step.get("type") == "applescript":
                 reasons.append("its setup runs AppleScript")
@@ -433,7 +436,6 @@ class VMBackend(MacBackend):
         out, note = self._call(run)
         notes = [*self.notes, note] if note else list(self.notes)
         self.notes = []
-        self._changed()  # a command may change the screen too
         if notes:
             note_text = "\n".join(dict.fromkeys(notes))
             out = ShellOutput(note_text + "\n" + out.stdout, out.stderr, out.exit_code, out.timed_out, out.truncated)
