@@ -823,3 +823,22 @@ def test_every_windowed_app_has_settable_bounds(b: SimBackend, app: str) -> None
     assert not np.array_equal(b.screenshot(), shot)
     with pytest.raises(AppleScriptError):
         b.run_applescript(tell + "set bounds of front window to {1, 2}")
+
+
+def test_numbers_blank_black_document_as_the_public_task_checks_it(env) -> None:
+    checks = [_osa_check("template", 'tell application "Numbers" to get name of document template of front document',
+                         "Blank Black"),
+              _osa_check("sheet", 'tell application "Numbers" to tell front document to exists sheet "test sheet"', "true"),
+              _osa_check("table", 'tell application "Numbers" to tell front document to tell sheet "test sheet" to '
+                                  'exists table "table 111"', "true"),
+              _osa_check("file", 'tell application "System Events" to exists POSIX file "/Users/pipiwu/Documents/test.numbers"',
+                         "true")]
+    solution = ('tell application "Numbers"\n set d to make new document with properties {document template:template "Blank Black"}\n'
+                ' set name of sheet 1 of d to "test sheet"\n set name of table 1 of sheet 1 of d to "table 111"\n'
+                ' save d in POSIX file "/Users/pipiwu/Documents/test.numbers"\nend tell')
+    obs, info = env.reset(options={"task": _task("gap-numbers-1", ["Numbers"], [], checks, [_osa(solution)])})
+    assert info["score"] == 0.0
+    obs, _, _, _, info = env.step(_osa(solution))
+    assert info.get("action_error") is None, obs["text"]
+    _, _, _, _, info = env.step("DONE")
+    assert info["score"] == 1.0, info["checkpoints"]

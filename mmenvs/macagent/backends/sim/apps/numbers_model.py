@@ -147,6 +147,8 @@ def _employee_schedule() -> list[Sheet]:
 TEMPLATES: dict[str, Any] = {
     "Blank": _blank, "Checklist": _checklist, "Personal Budget": _personal_budget,
     "Simple Budget": _simple_budget, "Employee Schedule": _employee_schedule,
+    # Numbers' dark blank template (a public MacAgentBench task creates one); the sim draws it like Blank
+    "Blank Black": _blank,
 }
 
 
