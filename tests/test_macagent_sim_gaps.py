@@ -842,3 +842,20 @@ def test_numbers_blank_black_document_as_the_public_task_checks_it(env) -> None:
     assert info.get("action_error") is None, obs["text"]
     _, _, _, _, info = env.step("DONE")
     assert info["score"] == 1.0, info["checkpoints"]
+
+
+def test_a_slide_full_of_huge_tables_draws_a_bounded_number_of_widgets(b: SimBackend) -> None:
+    from mmenvs.macagent.backends.sim.apps.iwork_items import MAX_ITEMS, _MAX_DRAWN_CELLS
+
+    b.run_applescript('tell application "Keynote" to make new document')
+    slide = b.app("Keynote").documents[0].model.slides[0]
+    cells = {f"{r},{c}": "x" for r in range(100) for c in range(60)}
+    slide.items = [{"class": "table", "id": i + 1, "row count": 100, "column count": 60, "cells": cells,
+                    "position": [0, 0], "width": 1920, "height": 1080, "rotation": 0, "opacity": 100,
+                    "locked": False, "reflection showing": False, "reflection value": 0} for i in range(MAX_ITEMS)]
+    b.app("Keynote").touch()
+    b.open_app("Keynote")
+    assert b.screenshot().shape[2] == 3
+    win = b.app("Keynote").windows[0]
+    labels = [w for w in win.layout() if type(w).__name__ == "Label"]
+    assert len(labels) <= _MAX_DRAWN_CELLS + 20

@@ -470,6 +470,7 @@ def item_widgets(items: list[dict[str, Any]], frame: tuple[int, int, int, int], 
     fx, fy, fw, fh = frame
     k = fw / points[0]
     out: list[Any] = []
+    drawn = 0  # cell texts drawn on this slide/page, all tables together
     for it in items:
         x, y = it.get("position", [0, 0])
         w, h = it.get("width", 0), it.get("height", 0)
@@ -490,10 +491,11 @@ def item_widgets(items: list[dict[str, Any]], frame: tuple[int, int, int, int], 
             out.append(Box(rect, (255, 255, 255), outline=(150, 150, 155)))
             ch, cw = (y1 - y0) / rows, (x1 - x0) / cols
             for r in range(1, rows):
-                out.append(Box((x0, y0 + int(r * ch), x1 - x0, 1), (190, 190, 195)))
+                if ch >= 2:  # grid lines only where rows are apart on screen
+                    out.append(Box((x0, y0 + int(r * ch), x1 - x0, 1), (190, 190, 195)))
             for c in range(1, cols):
-                out.append(Box((x0 + int(c * cw), y0, 1, y1 - y0), (190, 190, 195)))
-            drawn = 0
+                if cw >= 2:
+                    out.append(Box((x0 + int(c * cw), y0, 1, y1 - y0), (190, 190, 195)))
             for key, value in it.get("cells", {}).items():
                 if drawn >= _MAX_DRAWN_CELLS:
                     break
