@@ -469,9 +469,12 @@ def test_gifgrep_downloads_real_gifs_and_makes_stills_and_sheets(env) -> None:
     assert not np.array_equal(frames[0], frames[-1])  # animated
     run(env, "gifgrep cat --download --max 1")
     assert image(env, "Downloads/Happy_cat_dance-1.gif").size == (220, 160)  # no overwrite: -1 suffix
-    # a GIF the task declares as a data: URL is downloaded byte for byte
-    run(env, "gifgrep office --download")
+    # a GIF the task declares as a data: URL is downloaded byte for byte; --reveal shows it in Finder
+    run(env, "gifgrep office --download --reveal")
     assert files(env).read_bytes("Downloads/Office_handshake.gif") == TINY_GIF
+    desk = env.backend.current_desktop()
+    finder = desk.apps["Finder"]
+    assert desk.active is finder and finder.windows[0].state["selection"] == ["Office_handshake.gif"]
     out, code = run(env, "gifgrep sheet ~/Downloads/Happy_cat_dance.gif --frames 4 --padding 3 -o ~/sheet.png")
     sheet = image(env, "sheet.png")
     assert code == 0 and (sheet.format, sheet.size) == ("PNG", (2 * 220 + 3, 2 * 160 + 3))
