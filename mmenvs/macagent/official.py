@@ -206,6 +206,11 @@ def translate(raw: Any, app: str, task_id: str, rel: str) -> tuple[dict[str, Any
     # The mail account the himalaya tasks search held mail on the public harness's machine image
     if "himalaya" in skills_of(reference) or any("himalaya" in str(p.get("expected_command", "")) for p in params if isinstance(p, dict)):
         assets.insert(0, _mailbox())
+    # The skills the public machine image had installed in OpenClaw's workspace (what `clawhub list` lists)
+    for p in params:
+        if isinstance(p, dict) and isinstance(p.get("skill_slugs"), str) and "install_dir" not in p:
+            for slug in [x.strip() for x in p["skill_slugs"].split(",") if x.strip()]:
+                assets.append({"type": "shell", "command": f"mkdir -p ~/.openclaw/workspace && cd ~/.openclaw/workspace && clawhub install {shlex.quote(slug)} >/dev/null"})
     # The Obsidian vault the tasks name was registered on the public harness's machine image
     vaults = {str(p["vault_path"]) for p in params if isinstance(p, dict) and p.get("vault_path")}
     for vault in sorted(vaults):
@@ -440,6 +445,15 @@ def _web_pages(raw: Mapping[str, Any], reference: str, params: list[Any]) -> dic
             pages[feed] = _feed(name or "Blog", url or feed, titles, atom=feed.endswith(".atom"))
             if url and url != feed:
                 pages.setdefault(url, f'<html><head><link rel="alternate" type="application/rss+xml" href="{feed}"></head><body>{name}</body></html>')
+    slugs: dict[str, str] = {}
+    for slug, version in re.findall(r"clawhub\s+install\s+([a-z0-9][a-z0-9._-]*)(?:[^\n]*?--version\s+([0-9][\w.-]*))?", reference):
+        slugs[slug] = version or "1.0.0"
+    for p in params:
+        if isinstance(p, dict) and isinstance(p.get("skill_slugs"), str):
+            for slug in p["skill_slugs"].split(","):
+                slugs.setdefault(slug.strip(), "1.0.0")
+    for slug, version in slugs.items():
+        pages.update(clawhub_pages(slug, version))
     queries = {str(p["query"]): str(p.get("source", "tenor")) for p in params if isinstance(p, dict) and p.get("query") and "gifgrep" in text + reference}
     for query, source in queries.items():
         if source == "tenor":
@@ -448,6 +462,21 @@ def _web_pages(raw: Mapping[str, Any], reference: str, params: list[Any]) -> dic
             for k, result in enumerate(json.loads(index)["results"]):
                 pages[result["media_formats"]["gif"]["url"]] = "data:image/gif;base64," + base64.b64encode(_small_gif(k)).decode()
     return pages
+
+
+def clawhub_pages(slug: str, version: str) -> dict[str, str]:
+    """The offline ClawHub registry pages of one skill at one version (a SKILL.md of our own text)."""
+    base = f"https://clawhub.ai/api/v1/skills/{slug}"
+    title = slug.replace("-", " ").title()
+    skill_md = f"---\nname: {slug}\ndescription: {title} (a stand-in skill of the offline registry)\n---\n\n# {title}\n\nSteps for {title.lower()}.\n"
+    return {
+        base: json.dumps({"skill": {"slug": slug, "displayName": title, "summary": f"{title} skill", "tags": {"latest": version}},
+                          "latestVersion": {"version": version}, "owner": {"handle": "openclaw"}}),
+        f"{base}/versions": json.dumps({"items": [{"version": version, "createdAt": 1776157200000, "changelog": "first release"}]}),
+        f"{base}/versions/{version}": json.dumps({"version": {"version": version, "files": [{"path": "SKILL.md", "size": len(skill_md)}]}}),
+        f"{base}/file?path=SKILL.md&version={version}": skill_md,
+        f"{base}/file?path=SKILL.md": skill_md,
+    }
 
 
 def _small_gif(seed: int) -> bytes:
