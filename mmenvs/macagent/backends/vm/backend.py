@@ -74,7 +74,8 @@ class VMBackend(MacBackend):
         self.settle = float(settle)
         self._own_client = client is None
         self.client = client if client is not None else docker_client(docker_url)
-        self.pool = GuestPool(config, self.client, size=pool_size, lock_dir=Path(lock_dir) if lock_dir else None)
+        self.pool = GuestPool(config, self.client, size=pool_size, lock_dir=Path(lock_dir) if lock_dir else None,
+                              prepare=self._prepare_guest)
         self.guest: Guest | None = None
         self.infra_failure: dict[str, str] | None = None
         self.capture_method: str | None = None
@@ -134,38 +135,50 @@ class VMBackend(MacBackend):
         self.notes = []
         started = time.monotonic()
         hit = self.pool.ready_count > 0
-        self.guest = self.pool.acquire()
+        self.guest = self.pool.acquire()  # booted and prepared (agent running, VNC connected) by the pool
         try:
-            self._prepare_guest()
-        except (ConnectionLost, GuestLost, CaptureError, OSError) as exc:  # a guest that broke at once: one more try
+            self._setup_capture()
+        except (ConnectionLost, CaptureError, OSError) as exc:  # a guest that broke at once: one more try
             self._drop_guest()
             self.guest = self.pool.acquire()
             hit = False
             try:
-                self._prepare_guest()
+                self._setup_capture()
             except (ConnectionLost, CaptureError, OSError) as again:
                 raise GuestLost(f"a fresh guest failed right after boot twice ({exc}; then {again})") from again
         self.last_reset = {"seconds": time.monotonic() - started, "pool_hit": hit}
 
-    def _prepare_guest(self) -> None:
-        link = self._link()
+    def _prepare_guest(self, guest: Guest) -> None:
+        """Make a ready guest ready for an episode (on the pool's boot thread, so a warm guest costs the
+        reset nothing): the input agent copied in and started, the standard folders made, a VNC client
+        connected with its first frame."""
+        link = guest.link
         link.put_bytes(Path(guest_agent.__file__).read_bytes(), AGENT_PATH, 0o644)
         dirs = " ".join(f'"$HOME"/{d}' for d in STANDARD_DIRS)
         out = link.exec(f"mkdir -p {dirs}", timeout=20.0)
         if out.exit_code != 0:
             raise ConnectionLost(f"could not make the standard folders: {out.text[-300:]}")
         link.agent(AGENT_PATH)
-        self._setup_capture()
+        vnc = VNCCapture("127.0.0.1", guest.vnc_port, self.config.vnc_password)
+        try:
+            vnc.grab()
+        except CaptureError:
+            vnc.close()
+            vnc = None
+        guest.vnc = vnc
 
     def _setup_capture(self) -> None:
+        """Pick the screenshot path: with ``capture="auto"``, both are timed on the first guest and the
+        faster is kept (``capture_timings``)."""
         guest = self.guest
-        link = guest.link
-        ssh_grab = ssh_capture(link, self.guest_os, guest.display)
-        self._vnc = VNCCapture("127.0.0.1", guest.vnc_port, self.config.vnc_password)
+        ssh_grab = ssh_capture(guest.link, self.guest_os, guest.display)
+        self._vnc = getattr(guest, "vnc", None)
         choice = self.config.capture
         if choice == "auto" and self.capture_method is None:
             timings = {}
-            for name, grab in (("vnc", self._vnc.grab), ("ssh", ssh_grab)):
+            for name, grab in (("vnc", self._vnc.grab if self._vnc else None), ("ssh", ssh_grab)):
+                if grab is None:
+                    continue
                 try:
                     timings[name] = time_capture(grab)
                 except (CaptureError, ConnectionLost, RuntimeError):
@@ -176,9 +189,12 @@ class VMBackend(MacBackend):
             self.capture_method = min(timings, key=timings.get)
         elif choice != "auto":
             self.capture_method = choice
+        if self.capture_method == "vnc" and self._vnc is None:
+            self._vnc = VNCCapture("127.0.0.1", guest.vnc_port, self.config.vnc_password)
         self._grab = self._vnc.grab if self.capture_method == "vnc" else ssh_grab
-        if self.capture_method != "vnc":
+        if self.capture_method != "vnc" and self._vnc is not None:
             self._vnc.close()
+            self._vnc = None
 
     def _drop_guest(self) -> None:
         if self._vnc is not None:

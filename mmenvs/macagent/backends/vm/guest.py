@@ -65,6 +65,7 @@ class Guest:
         self.started_at = 0.0
         self.ready_at = 0.0
         self.used = False
+        self.vnc: Any = None  # the backend's VNC client, connected while the guest waited in the pool
 
     @property
     def labels(self) -> dict[str, str]:
@@ -181,6 +182,9 @@ class Guest:
 
     def destroy(self) -> None:
         """Remove the container, its temp disk and its ports. Idempotent, never raises."""
+        if self.vnc is not None:
+            self.vnc.close()
+            self.vnc = None
         if self.link is not None:
             self.link.drop()
             self.link = None

@@ -10,7 +10,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .config import GuestConfig
 from .guest import Guest, GuestStartError
@@ -18,7 +18,7 @@ from .guest import Guest, GuestStartError
 
 class GuestPool:
     def __init__(self, config: GuestConfig, client: Any, *, size: int = 1, lock_dir: Path | None = None,
-                 start_attempts: int = 2) -> None:
+                 start_attempts: int = 2, prepare: Callable[[Guest], None] | None = None) -> None:
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
             raise ValueError(f"pool_size must be an integer >= 0, got {size!r}")
         self.config = config
@@ -26,6 +26,7 @@ class GuestPool:
         self.size = size
         self.lock_dir = lock_dir
         self.start_attempts = start_attempts
+        self.prepare = prepare  # run on each guest once it is ready (on the boot thread for warm guests)
         self.session = secrets.token_hex(4)
         self._ready: deque[Guest] = deque()
         self._booting = 0
@@ -67,7 +68,10 @@ class GuestPool:
         for _ in range(self.start_attempts):
             guest = Guest(self.config, self.client, session=self.session, lock_dir=self.lock_dir)
             try:
-                return guest.start().wait_ready()
+                guest.start().wait_ready()
+                if self.prepare is not None:
+                    self.prepare(guest)
+                return guest
             except Exception as exc:  # noqa: BLE001 - retried once with a new container
                 guest.destroy()
                 last = exc
