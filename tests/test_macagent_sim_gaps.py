@@ -859,3 +859,20 @@ def test_a_slide_full_of_huge_tables_draws_a_bounded_number_of_widgets(b: SimBac
     win = b.app("Keynote").windows[0]
     labels = [w for w in win.layout() if type(w).__name__ == "Label"]
     assert len(labels) <= _MAX_DRAWN_CELLS + 20
+
+
+def test_pages_font_popup_and_postscript_names(b: SimBackend) -> None:
+    osa = b.run_applescript
+    b.open_app("Pages")
+    b.press("return")  # Blank
+    b.type_text("passwd: 111111")
+    b.hotkey("command", "a")
+    click(b, "AXPopUpButton", "Font")
+    click(b, "AXMenuItem", "HanziPen TC")
+    assert osa(_PG + "return font of character 1 of body text") == "HanziPenTC-W3"  # the name the public task expects
+    assert [e[2] for e in elements(b) if e[0] == "AXPopUpButton" and e[1] == "Font"] == ["HanziPen TC"]
+    osa(_PG + 'set font of word 1 of body text to "Times New Roman"')
+    assert osa(_PG + "return {font of character 1 of body text, font of character 9 of body text}") == \
+        "TimesNewRomanPSMT, HanziPenTC-W3"
+    osa(_PG + 'set font of body text to "Some Font Of Mine"')  # a font the sim does not know stays as named
+    assert osa(_PG + "return font of character 3 of body text") == "Some Font Of Mine"

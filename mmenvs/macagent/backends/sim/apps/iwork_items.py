@@ -64,15 +64,35 @@ def color(value: Any, what: str) -> list[int]:
 
 
 def font_name(value: Any, what: str) -> str:
+    """The font a script names, as the apps report it back (``font of`` gives the PostScript name:
+    "Times New Roman" → ``TimesNewRomanPSMT``, "HanziPen TC" → ``HanziPenTC-W3``); a name the sim does
+    not know is kept as given."""
     text = str(value).strip()
     if not text or len(text) > 100 or any(ord(c) < 32 for c in text):
         raise _bad(f"Can’t set {what} to {source_form(value)[:100]}: a font is its name, e.g. \"Helvetica\".")
-    return text.replace(" ", "") if text.lower().replace(" ", "") in _POSTSCRIPT else text
+    key = text.lower().replace(" ", "").replace("-", "")
+    return _POSTSCRIPT.get(key, text)
 
 
-# fonts whose PostScript names drop the spaces (what the apps return for ``font of``)
-_POSTSCRIPT = {"helveticaneue", "helvetica", "arial", "courier", "couriernew", "georgia", "menlo", "monaco",
-               "verdana", "futura", "avenir", "gillsans", "optima", "palatino", "baskerville", "didot"}
+#: font families of a Mac and their PostScript names (keys: the family lowercased, no spaces or dashes)
+FONT_FAMILIES = {"Helvetica Neue": "HelveticaNeue", "Helvetica": "Helvetica", "Arial": "ArialMT",
+                 "Times New Roman": "TimesNewRomanPSMT", "Courier": "Courier", "Courier New": "CourierNewPSMT",
+                 "Georgia": "Georgia", "Menlo": "Menlo-Regular", "Monaco": "Monaco", "Verdana": "Verdana",
+                 "Futura": "Futura-Medium", "Avenir": "Avenir-Book", "Gill Sans": "GillSans",
+                 "Optima": "Optima-Regular", "Palatino": "Palatino-Roman", "Baskerville": "Baskerville",
+                 "Didot": "Didot", "American Typewriter": "AmericanTypewriter", "Marker Felt": "MarkerFelt-Thin",
+                 "Noteworthy": "Noteworthy-Light", "HanziPen TC": "HanziPenTC-W3", "HanziPen SC": "HanziPenSC-W3",
+                 "PingFang SC": "PingFangSC-Regular", "PingFang TC": "PingFangTC-Regular"}
+_POSTSCRIPT = {k.lower().replace(" ", "").replace("-", ""): v for k, v in FONT_FAMILIES.items()}
+_POSTSCRIPT.update({v.lower().replace("-", ""): v for v in FONT_FAMILIES.values()})
+
+
+def font_family(postscript: str) -> str:
+    """The family of a PostScript font name (for the font pop-up), or the name itself."""
+    for family, ps in FONT_FAMILIES.items():
+        if ps == postscript:
+            return family
+    return postscript
 
 
 def text_style(item: dict[str, Any], default_color: list[int], default_size: float) -> dict[str, Any]:

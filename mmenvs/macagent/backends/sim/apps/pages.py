@@ -22,7 +22,8 @@ from ..widgets import Box, Button, Label, PopupButton, TextField, Widget
 from ..window import Window
 from .iwork import (Block, ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, write_docx, write_epub,
                     write_pdf, write_text)
-from .iwork_items import DEFAULT_FONT, ITEM_CLASSES, ItemScripting, check_items, color, font_name, item_widgets, number
+from .iwork_items import (DEFAULT_FONT, FONT_FAMILIES, ITEM_CLASSES, ItemScripting, check_items, color, font_family,
+                          font_name, item_widgets, number)
 from ....applescript.values import Constant, RichText
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -619,6 +620,22 @@ class PagesApp(IWorkApp):
         win.doc.modified = True
         self.touch()
 
+    def set_font(self, win: Window | None, family: str) -> None:
+        """The toolbar's Font pop-up: the selected text (or, with nothing selected, the paragraph at
+        the cursor — the sim has no typing style) takes the font."""
+        if win is None or not isinstance(win.doc, IWorkDoc):
+            return
+        m: PagesModel = win.doc.model
+        ed = win.editors.get("pages:body")
+        a, b = ed.selection if ed is not None else (0, 0)
+        if a == b:
+            a = max(m.text.rfind("\n", 0, a), m.text.rfind(PAGE_BREAK, 0, a)) + 1
+            found = _PARA_END.search(m.text, b)
+            b = len(m.text) if found is None else found.start()
+        m.apply_style(a, b, "font", font_name(family, "font"))
+        win.doc.modified = True
+        self.touch()
+
     def change_size(self, win: Window | None, delta: float) -> None:
         if win is None or not isinstance(win.doc, IWorkDoc):
             return
@@ -682,6 +699,11 @@ class PagesApp(IWorkApp):
         out.append(Label((340, 14, 60, 24), f"{m.font_size:g} pt", 12, align="center", key="pages:size"))
         out.append(Button("pages:bigger", (404, 14, 34, 24), "Bigger", lambda: self.change_size(win, 1),
                           style="toolbar", symbol="A+"))
+        a, _b = ed.selection
+        current = font_family(m.style_at(min(a, max(0, len(m.text) - 1)))["font"]) if m.text else font_family(DEFAULT_FONT)
+        fonts = list(FONT_FAMILIES) if current in FONT_FAMILIES else [current, *FONT_FAMILIES]
+        out.append(PopupButton("pages:font", (450, 14, 170, 24), fonts, current, lambda f: self.set_font(win, f),
+                               name="Font"))
         pw = min(W - 80, 760 if t.landscape else 600)
         px = (W - pw) // 2
         page_bg, fg = ((0, 0, 0), (245, 245, 245)) if t.dark else ((255, 255, 255), (20, 20, 20))
