@@ -86,6 +86,7 @@ class Allowed:
 
 
 _SIM = "mmenvs/macagent/backends/sim"
+_VM = "mmenvs/macagent/backends/vm"
 ALLOWLIST: tuple[Allowed, ...] = (
     # --- the episode home's own root, as the env made it (trusted: the agent cannot replace it)
     Allowed(f"{_SIM}/backend.py", "_wipe", "os.lstat",
@@ -125,6 +126,20 @@ ALLOWLIST: tuple[Allowed, ...] = (
               "the guest builder's own files: /etc/apt sources, the rootfs and keys it makes under the cache folder")
       for function in ("apt_sources", "_write", "_copy_debs", "build_rootfs", "ensure_test_guest",
                        "_prune_other_recipes")),
+    # --- the VM backend (backends/vm): the host never reads an episode home (the guest's home is inside the guest,
+    # reached over SSH/SFTP); its host files are its own: the shipped input agent, the researcher's key and disk
+    # image paths, per-guest overlay folders it made in the temp folder, its port lock files
+    Allowed(f"{_VM}/backend.py", "VMBackend._prepare_guest", "Path(guest_agent.__file__).read_bytes",
+            "reads the package's own guest_agent.py to copy it into the guest"),
+    Allowed(f"{_VM}/config.py", "GuestConfig.__post_init__", "",
+            "checks that the researcher's key_path and disk_image settings name files, before any guest starts"),
+    Allowed(f"{_VM}/guest.py", "Guest._disk_volumes", "",
+            "resolves the configured disk image and writes the marker of the overlay folder it just made (mkdtemp)"),
+    Allowed(f"{_VM}/guest.py", "Guest.destroy", "shutil.rmtree", "removes the guest's own overlay folder (mkdtemp)"),
+    Allowed(f"{_VM}/gc.py", "collect", "",
+            "`mmenvs vm gc`: lists and removes mmenvs-vm-disk-* overlay folders in the temp folder (the backend's own)"),
+    Allowed(f"{_VM}/ports.py", "allocate", "", "the port lock files in the backend's lock folder"),
+    Allowed(f"{_VM}/ssh.py", "SSHLink.put_bytes", "self.sftp().chmod", "an SFTP call: it acts inside the guest, not on the host"),
     # --- the home's own path, compared (not its contents)
     Allowed(f"{_SIM}/shells.py", "ShellSessions.new_episode",
             "Path(self._home).resolve", "compares the last and the new episode's home root (the env's paths; the agent "
