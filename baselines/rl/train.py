@@ -280,7 +280,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
 
             formats.append("tensorboard")
         except ImportError:
-            pass
+            print("mmenvs train: tensorboard is not installed, logging CSV only (pip install 'mmenvs[rl]')", file=sys.stderr)
         model.set_logger(configure(str(out / "logs"), formats))
         every = max(1, steps // max(1, checkpoints) // n_envs)
         callback = CheckpointCallback(save_freq=every, save_path=str(out / "checkpoints"), name_prefix="model")
@@ -307,7 +307,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
                           "random_repeats": random_repeats},
         "train_suite": train_suite,
         "wall_time_s": {"train": round(train_seconds, 1), "total": round(time.monotonic() - started, 1)},
-        "parameters": int(sum(p.numel() for p in model.policy.parameters())),
+        "parameters": int(sum(p.numel() for p in model.policy.parameters())), "log_formats": formats,
         "episodes": {"trained": trained, "random": random_},
     }
     trained_ci, random_ci = result["trained"]["ci95"], result["random"]["ci95"]
