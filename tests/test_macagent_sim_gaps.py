@@ -876,3 +876,30 @@ def test_pages_font_popup_and_postscript_names(b: SimBackend) -> None:
         "TimesNewRomanPSMT, HanziPenTC-W3"
     osa(_PG + 'set font of body text to "Some Font Of Mine"')  # a font the sim does not know stays as named
     assert osa(_PG + "return font of character 3 of body text") == "Some Font Of Mine"
+
+
+def test_pages_find_and_replace_all(b: SimBackend) -> None:
+    content = "This is a test file, which is used to test the ability of replacing all 'test' with other pattern"
+    osa = b.run_applescript
+    osa('tell application "Pages" to make new document')
+    osa(_PG + f'set body text to "{content.replace(chr(39), chr(39))}"')
+    osa(_PG + "set color of word 1 of body text to {65535, 0, 0}")
+    b.open_app("Pages")
+    b.hotkey("command", "f")
+    b.type_text("test")
+    b.press("tab")
+    b.type_text("Test")
+    click(b, "AXButton", "Replace All")
+    assert osa(_PG + "tell page 1 to return body text") == content.replace("test", "Test")
+    assert [e[1] for e in elements(b) if e[0] == "AXStaticText" and "replaced" in e[1]] == ["3 replaced"]
+    assert osa(_PG + "return color of character 1 of body text") == "65535, 0, 0"  # styles kept
+    # "test" is now "Test" everywhere: with Match Case nothing matches, without it all three do
+    click(b, "AXCheckBox", "Match Case")
+    click(b, "AXButton", "Replace All")
+    assert [e[1] for e in elements(b) if e[0] == "AXStaticText" and e[1] == "Not found"] == ["Not found"]
+    click(b, "AXCheckBox", "Match Case")
+    click(b, "AXButton", "Replace All")
+    assert [e[1] for e in elements(b) if e[0] == "AXStaticText" and "replaced" in e[1]] == ["3 replaced"]
+    click(b, "AXButton", "Done")
+    assert osa(_PG + "return body text") == content.replace("test", "Test")
+    assert b.app("Pages").documents[0].modified

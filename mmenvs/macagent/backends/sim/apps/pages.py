@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ....applescript.errors import ERR_NO_SUCH_OBJECT, AppleScriptError
 from ....applescript.model import ObjectRef
 from ..menus import MenuItem, sep
-from ..widgets import Box, Button, Label, PopupButton, TextField, Widget
+from ..widgets import Box, Button, Checkbox, Label, PopupButton, TextField, Widget
 from ..window import Window
 from .iwork import (Block, ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, write_docx, write_epub,
                     write_pdf, write_text)
@@ -647,6 +647,63 @@ class PagesApp(IWorkApp):
     def _edited(self, doc: IWorkDoc, text: str) -> None:
         doc.model.set_text(text)
         doc.modified = True
+
+    def menus(self) -> list:
+        out = super().menus()
+        fw = self._front()
+        ok = fw is not None and isinstance(fw.doc, IWorkDoc)
+        for title, items in out:
+            if title == "Edit":
+                items.extend([sep(), MenuItem("Find & Replace…", lambda: self.find_replace_sheet(fw), "cmd+f", enabled=ok)])
+        return out
+
+    def replace_all(self, doc: IWorkDoc, find: str, replace: str, match_case: bool) -> int:
+        """Edit ▸ Find & Replace ▸ Replace All: every occurrence of ``find`` in the body text (any case
+        unless Match Case) becomes ``replace``; the number replaced. Styles of the rest are kept."""
+        m: PagesModel = doc.model
+        if not find:
+            return 0
+        pattern = re.compile(re.escape(find), 0 if match_case else re.IGNORECASE)
+        new, n = pattern.subn(lambda _m: replace, m.text)
+        if n:
+            m.set_text(new)
+            doc.modified = True
+            self.touch()
+        return n
+
+    def find_replace_sheet(self, win: Window | None) -> Window | None:
+        if win is None or not isinstance(win.doc, IWorkDoc):
+            return None
+        doc = win.doc
+        w, h = 420, 190
+        form = {"match": False, "result": ""}
+
+        def build(sheet: Window) -> list[Widget]:
+            fed = sheet.editor("find:find")
+            red = sheet.editor("find:replace")
+
+            def run(_t: str | None = None) -> None:
+                n = self.replace_all(doc, fed.text, red.text, form["match"])
+                form["result"] = f"{n} replaced" if n else "Not found"
+                sheet.touch()
+
+            return [
+                Label((20, 16, w - 40, 20), "Find & Replace", 13, "bold"),
+                Label((20, 48, 70, 24), "Find", 13, align="right"),
+                TextField("find:find", (96, 48, w - 116, 24), fed, name="Find", on_commit=run),
+                Label((20, 80, 70, 24), "Replace", 13, align="right"),
+                TextField("find:replace", (96, 80, w - 116, 24), red, name="Replace", on_commit=run),
+                Checkbox("find:case", (96, 112, 120, 20), "Match Case", form["match"],
+                         lambda v: (form.__setitem__("match", v), sheet.touch())),
+                Label((230, 112, w - 250, 20), form["result"], 12, key="find:result"),
+                Button("find:done", (w - 220, h - 44, 90, 26), "Done", lambda: self.desktop.close_window(sheet), cancel=True),
+                Button("find:all", (w - 120, h - 44, 100, 26), "Replace All", run, default=True),
+            ]
+
+        sheet = Window(self, "Find & Replace", (0, 0, w, h), build, parent=win, kind="sheet")
+        sheet.focus_key = "find:find"
+        self.desktop.show_window(sheet)
+        return sheet
 
     def insert_item(self, win: Window | None, cls: str) -> None:
         """Insert ▸ Shape / Table / Text Box: a new item in the middle of the page."""
