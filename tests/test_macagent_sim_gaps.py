@@ -903,3 +903,21 @@ def test_pages_find_and_replace_all(b: SimBackend) -> None:
     click(b, "AXButton", "Done")
     assert osa(_PG + "return body text") == content.replace("test", "Test")
     assert b.app("Pages").documents[0].modified
+
+
+def test_keynote_insert_choose_puts_a_desktop_image_on_the_slide(b: SimBackend) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (640, 480), (10, 120, 200)).save(b.home / "Desktop" / "pic.png")
+    (b.home / "Desktop" / "notes.txt").write_text("not listed")
+    b.open_app("Keynote")
+    b.press("return")
+    click(b, "AXMenuBarItem", "Insert")
+    click(b, "AXMenuItem", "Choose…")
+    rows = [e[1] for e in elements(b) if e[0] == "AXRow"]
+    assert "pic.png" in rows and "notes.txt" not in rows
+    click(b, "AXRow", "pic.png")
+    click(b, "AXButton", "Insert")
+    osa = b.run_applescript
+    assert osa(_KN + "tell slide 1 to tell image 1 to return {width, height, file name}") == "640, 480, pic.png"
+    assert osa(_KN + "tell slide 1 to tell image 1 to return position") == "640, 300"  # centred on the slide

@@ -14,6 +14,7 @@ AppleScript error, never an exception. An image is read through the home's confi
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any, Callable
 
 from ....applescript.errors import ERR_APP_GENERIC, ERR_NO_SUCH_OBJECT, AppleScriptError
@@ -531,6 +532,53 @@ def item_widgets(items: list[dict[str, Any]], frame: tuple[int, int, int, int], 
             out.append(Label((x0 + 2, y0 + 2, max(1, x1 - x0 - 4), max(1, y1 - y0 - 4)), text.split("\n")[0],
                              max(8, min(64, int(size * k))), color=colour))
     return out
+
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".bmp", ".heic", ".webp"})
+
+
+def image_chooser(app: Any, parent: Any, on_choose: Callable[[Any], Any]) -> Any:
+    """Insert ▸ Choose…: a sheet listing the images in a location (Desktop first, as Keynote's panel
+    opens there), Cancel and Insert; ``on_choose(host_path)`` gets the chosen file. Listing goes through
+    the home's confined layer (a bounded listing; symlinks are listed as the layer reports them and
+    refused when read)."""
+    from ..widgets import Button, Label, ListView, PopupButton, Row
+    from ..window import Window
+    from .file_panels import LOCATIONS, PANEL_LIMIT, location_dir
+
+    w, h = 460, 330
+    form: dict[str, Any] = {"where": "Desktop", "selected": None}
+
+    def build(sheet: Any) -> list[Any]:
+        folder = location_dir(app.desktop.home, form["where"])
+        try:
+            entries = [e for e in app.desktop.home_files.listdir(folder, limit=PANEL_LIMIT)
+                       if not e.name.startswith(".") and e.kind == "file" and Path(e.name).suffix.lower() in IMAGE_SUFFIXES]
+        except OSError:
+            entries = []
+        rows = [Row(e.name, [e.name], icon="document") for e in sorted(entries, key=lambda e: e.name.lower())]
+
+        def choose(name: str | None) -> None:
+            if not name:
+                return
+            app.desktop.close_window(sheet)
+            on_choose(location_dir(app.desktop.home, form["where"]) / name)
+
+        return [
+            Label((20, 14, w - 40, 20), "Choose an image to insert", 13, "bold"),
+            PopupButton("image:where", (20, 40, 200, 24), list(LOCATIONS), form["where"],
+                        lambda v: (form.update(where=v, selected=None), sheet.touch()), name="Where"),
+            ListView("image:files", (20, 74, w - 40, h - 130), rows, [form["selected"]] if form["selected"] else [],
+                     name="Images", on_select=lambda ks: form.__setitem__("selected", ks[0] if ks else None),
+                     on_activate=choose, empty_text="No images"),
+            Button("image:cancel", (w - 200, h - 44, 84, 26), "Cancel", lambda: app.desktop.close_window(sheet), cancel=True),
+            Button("image:insert", (w - 104, h - 44, 84, 26), "Insert", lambda: choose(form["selected"]), default=True),
+        ]
+
+    sheet = Window(app, "Choose", (0, 0, w, h), build, parent=parent, kind="sheet")
+    sheet.focus_key = "image:files"
+    app.desktop.show_window(sheet)
+    return sheet
 
 
 def _bounded_text(value: Any, what: str, limit: int) -> str:

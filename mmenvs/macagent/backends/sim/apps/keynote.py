@@ -26,7 +26,8 @@ from ..widgets import Box, Button, ListView, PopupButton, Row, TextField, Widget
 from ..window import Window
 from .iwork import (ExportFormat, IWorkApp, IWorkDoc, IWorkFileError, IWorkScripting, Slide, write_pptx,
                     write_slide_images, write_slides_pdf)
-from .iwork_items import DEFAULT_FONT, ITEM_CLASSES, ItemScripting, check_items, color, font_name, item_widgets, number
+from .iwork_items import (DEFAULT_FONT, ITEM_CLASSES, ItemScripting, check_items, color, font_name, image_chooser,
+                          item_widgets, number)
 from ....applescript.values import RichText
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -668,11 +669,33 @@ class KeynoteApp(IWorkApp):
         doc.modified = True
         self.touch()
 
+    def insert_image(self, win: Window | None) -> None:
+        """Insert ▸ Choose…: pick an image (Desktop first); it lands on the current slide at its size."""
+        got = self._doc_win(win)
+        if got is None or got[1].current_slide() is None:
+            return
+        doc, m = got
+        slide_ref = ObjectRef("slide", (doc.id, m.current_slide().id))
+
+        def chosen(path: Any) -> None:
+            try:
+                self.scripting.item_make("image", {"file": self.desktop.backend.posix_path(path)}, slide_ref)
+            except AppleScriptError as e:
+                from ..window import alert
+
+                alert(self, win, "The image couldn’t be inserted.", str(e), [("OK", lambda: None)], cancel=0)
+                return
+            doc.modified = True
+            self.touch()
+
+        image_chooser(self, win, chosen)
+
     def extra_menus(self) -> list:
         fw = self._front()
         ok = self._doc_win(fw) is not None
         cur = self._doc_win(fw)[1].current_slide() if ok else None
-        return [("Insert", [MenuItem("Shape", lambda: self.insert_item(fw, "shape"), enabled=cur is not None),
+        return [("Insert", [MenuItem("Choose…", lambda: self.insert_image(fw), "cmd+shift+v", enabled=cur is not None),
+                            MenuItem("Shape", lambda: self.insert_item(fw, "shape"), enabled=cur is not None),
                             MenuItem("Table", lambda: self.insert_item(fw, "table"), enabled=cur is not None),
                             MenuItem("Text Box", lambda: self.insert_item(fw, "text item"), enabled=cur is not None)]),
                 ("View", [MenuItem("Hide Presenter Notes" if self.show_notes else "Show Presenter Notes",
