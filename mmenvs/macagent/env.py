@@ -130,7 +130,11 @@ class MacAgentEnv(MMEnv):
     apps, tags, interaction, multi_app or seed id; see ``mmenvs.core.families``), ``store_screenshots``
     (default True: every new screen goes into ``env.images``, the newest raw and older ones
     Zstandard-packed on a background thread, about 130 KB each; False keeps only the current one and saves
-    that work in long RL runs), ``reward_guards`` ("always", the paper's Score, default; or "after_goal",
+    that work in long RL runs), ``low_res_render`` (default True: with ``store_screenshots=False`` and an
+    ``obs_size`` at most half the screen along each axis, e.g. RL's 128×128, the image is made from a frame
+    the sim composes at low resolution, close to the full screenshot downscaled (PSNR > 30 dB), and a step
+    draws no full-size frame: one is drawn only when asked for, ``env.render()``, ``env.frame()``,
+    screencapture; False, or storing screenshots: the full screenshot downscaled), ``reward_guards`` ("always", the paper's Score, default; or "after_goal",
     see Rewards), ``reward_mode``, ``render_mode``, ``max_steps``.
 
     ## Examples
@@ -155,6 +159,7 @@ class MacAgentEnv(MMEnv):
         a11y: bool = True,
         shell_timeout: float = 10.0,
         store_screenshots: bool = True,
+        low_res_render: bool = True,
         reward_guards: str = "always",
         task_filter: Mapping[str, Any] | None = None,
         official_dir: str | Path | None = None,
@@ -166,6 +171,7 @@ class MacAgentEnv(MMEnv):
         self.use_a11y = bool(a11y)
         self.shell_timeout = float(shell_timeout)
         self.store_screenshots = bool(store_screenshots)
+        self.low_res_render = bool(low_res_render)
         if reward_guards not in REWARD_GUARDS:
             raise ValueError(f"MacAgent-v0: reward_guards must be one of {REWARD_GUARDS}, got {reward_guards!r}")
         self.reward_guards = reward_guards
@@ -206,7 +212,8 @@ class MacAgentEnv(MMEnv):
             super().__init__(obs_size=obs_size, **kwargs)
             self.backend.budget = self.budget  # host-side limits of the sim's shells, AppleScript and media tools
             self.screen = ScreenTracker(self.backend, self.obs_size, read_a11y=self.use_a11y, scrub=self._scrub,
-                                        on_new_frame=self._store_frame)
+                                        on_new_frame=self._store_frame, low_res=self.low_res_render,
+                                        full_frames=self.store_screenshots)
         except Exception:  # a bad kwarg must not leave the desktop's processes and the temp home behind
             self.backend.close()
             self._remove_home_dir()

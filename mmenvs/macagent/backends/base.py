@@ -54,6 +54,8 @@ class MacBackend(ABC):
       pixels have not changed, so the env need not compare pixels.
     * ``damage_since(frame)`` (None: unknown): a box (x0, y0, x1, y1) outside which the current screen
       equals an earlier frame, so the observation is refitted only there.
+    * ``screenshot_scaled(size)`` (None: unsupported): the screen as the screenshot downscaled to ``size``
+      would look, made without a full-size frame, for observations much smaller than the screen.
     * ``simulated_clock`` (False): True when the desktop's clock moves only by ``advance_time(seconds)``
       (WAIT and ``pyautogui.sleep`` call it); a real desktop's clock runs by itself.
     * ``set_web_pages(pages)``: the offline web a task serves; a backend without one refuses any page.
@@ -148,6 +150,13 @@ class MacBackend(ABC):
     def damage_since(self, earlier: np.ndarray) -> tuple[int, int, int, int] | None:
         """A box (x0, y0, x1, y1) outside which the current screen equals ``earlier`` (a frame
         ``screenshot()`` returned before), or None when that is not known (the default)."""
+        return None
+
+    def screenshot_scaled(self, size: tuple[int, int]) -> np.ndarray | None:
+        """The screen as ``screenshot()`` downscaled to ``size`` (width, height) by area averaging would look
+        (close, not necessarily identical), composed at low resolution without a full-size frame; None when
+        the backend cannot (the default: the env then downscales full screenshots). Read-only; with
+        ``dedups_frames`` the same array comes back while the screen is unchanged."""
         return None
 
     def advance_time(self, seconds: float) -> None:

@@ -196,6 +196,16 @@ class SimBackend(MacBackend):
         memory is reused (copy a frame to keep it)."""
         return self.current_desktop().render()
 
+    @_guarded
+    def screenshot_scaled(self, size: tuple[int, int]) -> np.ndarray | None:
+        """The screen composed at low resolution and downscaled to ``size`` (width, height): close to
+        ``screenshot()`` downscaled by area averaging (``Desktop.render_scaled``), without composing a
+        full-size frame. None when ``size`` is not much smaller than the screen (under half of it along
+        an axis): the full frame costs little more there. The same array comes back while nothing changed."""
+        if composite.scale_factor(self.screen_size, size) < 2:
+            return None
+        return self.current_desktop().render_scaled(size)
+
     def damage_since(self, earlier: np.ndarray) -> tuple[int, int, int, int] | None:
         """A box (x0, y0, x1, y1) outside which the current frame equals ``earlier``, a frame
         ``screenshot()`` returned within the last few changes; None when that is not known."""

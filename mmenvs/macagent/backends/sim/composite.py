@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -217,3 +217,88 @@ class FrameBuffers:
     def release_below(self) -> None:
         """Drop the below-layer buffer; the frame pair is kept."""
         self._below = None
+
+
+# ------------------------------------------------------------------------------ low resolution
+# When the observation is much smaller than the screen (an RL policy's 128×128), the desktop composes
+# its frame at 1/k of the screen (``scale_factor``) from layers each downscaled once per version, and
+# the observation is made from that: a few hundred kilobytes of pixels a frame instead of 3 MB.
+
+
+def scale_factor(screen_size: tuple[int, int], size: tuple[int, int]) -> int:
+    """The integer factor k a desktop of ``screen_size`` (w, h) composes at to make a frame of ``size``
+    (w, h): the largest k that keeps at least twice the output's pixels along each axis (so edges land
+    within a fraction of an output pixel), 1 when the output is too big for any saving."""
+    sw, sh = screen_size
+    w, h = size
+    return max(1, int(min(sw / max(1, w), sh / max(1, h)) // 2))
+
+
+def scaled(v: int, k: int) -> int:
+    """Screen coordinate ``v`` at 1/k, rounded half up (the same rule for every layer's edges)."""
+    return (2 * v + k) // (2 * k)
+
+
+def area_resize(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``img`` resized to ``size`` (w, h) by pixel-area averaging (cv2 ``INTER_AREA``), contiguous."""
+    import cv2  # only the low-resolution path needs it (an episode at the default obs_size never imports it)
+
+    h, w = img.shape[:2]
+    if (w, h) == tuple(size):
+        return np.ascontiguousarray(img)
+    return cv2.resize(img, (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
+
+
+@functools.lru_cache(maxsize=32)  # small: (h+2S)/k × (w+2S)/k each
+def _scaled_keep(w: int, h: int, opacity: int, size: tuple[int, int]) -> np.ndarray:
+    keep = _shadow_keep(w, h, opacity)
+    out = area_resize(keep, size)
+    out.flags.writeable = False
+    return out
+
+
+def shadow_scaled(frame: np.ndarray, k: int, x: int, y: int, w: int, h: int, opacity: int = 100) -> None:
+    """:func:`shadow` of the screen rectangle (x, y, w, h) on a frame composed at 1/k: the blurred
+    factor downscaled (cached per size) and applied to the whole shadow rectangle (the window then
+    covers its interior)."""
+    H, W = frame.shape[:2]
+    s = SHADOW
+    X0, Y0, X1, Y1 = scaled(x - s, k), scaled(y - s, k), scaled(x + w + s, k), scaled(y + h + s, k)
+    if X1 <= X0 or Y1 <= Y0:
+        return
+    keep = _scaled_keep(w, h, opacity, (X1 - X0, Y1 - Y0))
+    c = _clip(X0, Y0, X1, Y1, W, H)
+    if c is None:
+        return
+    fx0, fy0, fx1, fy1 = c
+    kk = keep[fy0 - Y0: fy1 - Y0, fx0 - X0: fx1 - X0]
+    region = frame[fy0:fy1, fx0:fx1]
+    region[:] = ((region.astype(np.uint16) * kk[..., None]) >> 8).astype(np.uint8)
+
+
+class Shifted:
+    """A drawing context forwarding to ``draw`` with every coordinate moved by (-dx, -dy): code that
+    draws in screen coordinates (an open menu) draws into a canvas covering only part of the screen."""
+
+    _XY_FIRST = frozenset({"rectangle", "rounded_rectangle", "line", "ellipse", "polygon", "text", "arc", "chord",
+                           "pieslice", "point", "multiline_text", "bitmap"})
+
+    def __init__(self, draw: Any, dx: int, dy: int) -> None:
+        self._draw, self._dx, self._dy = draw, dx, dy
+
+    def _shift(self, xy: Any) -> Any:
+        if isinstance(xy, (list, tuple)) and xy and isinstance(xy[0], (list, tuple)):
+            return [(p[0] - self._dx, p[1] - self._dy) for p in xy]
+        if isinstance(xy, (list, tuple)):
+            return tuple(v - (self._dx if i % 2 == 0 else self._dy) for i, v in enumerate(xy))
+        return xy
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._draw, name)
+        if name not in self._XY_FIRST:
+            return target
+
+        def shifted(xy: Any, *args: Any, **kwargs: Any) -> Any:
+            return target(self._shift(xy), *args, **kwargs)
+
+        return shifted

@@ -48,7 +48,7 @@ class _LayerCache:
     base layer is 3 MB, a menu bar 90 KB), least recently used out; small bounds keep an env within
     its memory budget (most episodes share one wallpaper and theme)."""
 
-    LIMITS = {"base": 2, "dock": 4, "bar": 8}
+    LIMITS = {"base": 2, "dock": 4, "bar": 8, "sbase": 4, "sdock": 8, "sbar": 16}  # s…: downscaled (render_scaled)
 
     def __init__(self) -> None:
         self.items: OrderedDict[tuple, Any] = OrderedDict()
@@ -119,6 +119,8 @@ class Desktop(EventRouter):
         self.fs_epoch = 0  # bumped after every shell command (files may have changed): apps key disk caches on it
         self._frame_gen = -1
         self._frame: np.ndarray | None = None
+        self._small_gen: tuple | None = None  # render_scaled's last signature and frame
+        self._small_frame: np.ndarray | None = None
         self._diff = FrameDiff()
         self._composition: tuple | None = None  # the layers the last frame was composed from
         self._corners: composite.Corners | None = None  # the background under the front window's corners
@@ -165,7 +167,7 @@ class Desktop(EventRouter):
     def release(self) -> None:
         """Drop the pixel buffers of this desktop (called when a new episode replaces it): apps,
         windows and closures form reference cycles that the GC frees late, so the megabytes go now."""
-        self._frame = self._below = self._base = self._dock = self._bar = None
+        self._frame = self._below = self._base = self._dock = self._bar = self._small_frame = None
         self._composition = self._corners = None
         self.buffers.release_below()
         self._damage_log.clear()
@@ -478,9 +480,13 @@ class Desktop(EventRouter):
         with self.drawing_pass():
             return self._render()
 
+    def _signature(self) -> tuple:
+        """What a frame depends on beyond the layers' own keys: a frame made under the same signature is reused."""
+        return (self.gen, tuple((w.id, w.version, w.app.version, w.signature_value()) for w in self.windows),
+                self.now.replace(second=0, microsecond=0), tuple(self.desktop_files()))
+
     def _render(self) -> np.ndarray:
-        sig = (self.gen, tuple((w.id, w.version, w.app.version, w.signature_value()) for w in self.windows),
-               self.now.replace(second=0, microsecond=0), tuple(self.desktop_files()))
+        sig = self._signature()
         if self._frame is not None and sig == self._frame_gen:
             return self._frame
         theme = self.theme
@@ -560,6 +566,100 @@ class Desktop(EventRouter):
             self._damage_log.clear()
         self._damage_log.append((weakref.ref(frame), changed))
         return frame
+
+    def render_scaled(self, size: tuple[int, int]) -> np.ndarray:
+        """The screen as ``render()`` downscaled to ``size`` (w, h) would look, composed at low
+        resolution: each layer (the base, every window, the dock, the menu bar) is downscaled once per
+        version and composed at 1/k of the screen (``composite.scale_factor``), shadows included; an
+        open menu or a drag label is drawn at full size over its own rectangle only. No full-size frame
+        is composed (``render()`` still makes one when asked). The same array comes back while the frame's
+        signature is unchanged; arrays are read-only and never reused."""
+        with self.drawing_pass():
+            return self._render_scaled((int(size[0]), int(size[1])))
+
+    def _render_scaled(self, size: tuple[int, int]) -> np.ndarray:
+        sig = (self._signature(), size)
+        if self._small_frame is not None and sig == self._small_gen:
+            return self._small_frame
+        sw, sh = self.screen_size
+        k = composite.scale_factor(self.screen_size, size)
+        cw, ch = composite.scaled(sw, k), composite.scaled(sh, k)
+        theme = self.theme
+        base = self._base_layer(theme)
+        frame = self._scaled_layer("sbase", self._base_key, base, (cw, ch)).copy()
+        kw = self.key_window()
+        windows = self.visible_windows()
+        for i, w in enumerate(windows):
+            x, y, ww, wh = w.rect
+            x0, y0 = composite.scaled(x, k), composite.scaled(y, k)
+            x1, y1 = composite.scaled(x + ww, k), composite.scaled(y + wh, k)
+            if x1 <= x0 or y1 <= y0 or x1 <= 0 or y1 <= 0 or x0 >= cw or y0 >= ch:
+                continue
+            arr = w.render_scaled(theme, w is kw or (kw is not None and kw.parent is w), (x1 - x0, y1 - y0))
+            front = i == len(windows) - 1
+            opacity = 70 if w.parent is not None else (120 if front else 100)
+            composite.shadow_scaled(frame, k, x, y, ww, wh, opacity)
+            composite.paste_window(frame, arr, x0, y0, r=max(1, composite.scaled(composite.RADIUS, k)))
+        if not self.settings.dock_autohide:
+            plate, _mask, (dx, dy) = self._dock_layer(theme)
+            px0, py0 = composite.scaled(dx, k), composite.scaled(dy, k)
+            px1, py1 = composite.scaled(dx + plate.shape[1], k), composite.scaled(dy + plate.shape[0], k)
+            if px1 > px0 and py1 > py0:
+                small = self._scaled_layer("sdock", self._dock_key, plate, (px1 - px0, py1 - py0))
+                c = composite._clip(px0, py0, px1, py1, cw, ch)
+                if c is not None:
+                    frame[c[1]:c[3], c[0]:c[2]] = small[c[1] - py0:c[3] - py0, c[0] - px0:c[2] - px0]
+        bar = self._menubar_layer(theme)
+        bh = composite.scaled(MENUBAR_H, k)
+        frame[:bh] = self._scaled_layer("sbar", self._bar_key, bar, (cw, bh))
+        dragging = self.pressed is not None and self.pressed.get("payload") is not None and self.pressed.get("dragging")
+        if self.menu is not None:
+            mx, my, mw, mh = self.menu.layout(sw, sh)
+            self._overlay_scaled(frame, k, (mx, my, mx + mw + 3, my + mh + 4),
+                                 lambda d: self.menu.draw(d, theme, sw, sh))
+        if dragging:
+            mx, my = self.mouse
+            kind, items = self.pressed["payload"]
+            label = f"{len(items)} items" if len(items) > 1 else (Path(items[0]).name if kind == "files" else str(items[0]))
+            tw = text_width(label, 12)
+
+            def drag_label(d: Any) -> None:
+                d.rounded_rectangle((mx + 8, my + 8, mx + 16 + tw, my + 28), 4, fill=theme.accent)
+                d.text((mx + 12, my + 18), label, font=font(12), fill=(255, 255, 255), anchor="lm")
+
+            self._overlay_scaled(frame, k, (mx + 6, my + 6, mx + 20 + tw, my + 31), drag_label)
+        out = composite.area_resize(frame, size) if (cw, ch) != size else frame
+        # a new array whenever the signature changed, even with the same pixels: the tracker reads the
+        # accessibility tree again on a new array (a value may change below what a small frame shows)
+        self._small_gen = sig
+        out.flags.writeable = False
+        self._small_frame = out
+        return out
+
+    def _scaled_layer(self, kind: str, key: tuple | None, layer: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """A full-size layer (``key`` names its version) downscaled to ``size``, once (shared cache)."""
+        skey = (kind, key, size)
+        small = _LAYERS.get(skey)
+        if small is None:
+            small = composite.area_resize(layer, size)
+            small.flags.writeable = False
+            _LAYERS.put(skey, small)
+        return small
+
+    def _overlay_scaled(self, frame: np.ndarray, k: int, box: tuple[int, int, int, int], draw: Callable[[Any], None]) -> None:
+        """Draw ``draw(d)`` (screen coordinates) over ``frame`` composed at 1/k, within the screen box
+        ``box``: the box (widened to whole k×k blocks) is blown up from the frame, drawn on at full size
+        and averaged back down, so only the pixels the drawing touches change."""
+        ch, cw = frame.shape[:2]
+        bx0, by0 = max(0, box[0] // k), max(0, box[1] // k)
+        bx1, by1 = min(cw, -(-box[2] // k)), min(ch, -(-box[3] // k))
+        if bx1 <= bx0 or by1 <= by0:
+            return
+        region = frame[by0:by1, bx0:bx1]
+        big = np.ascontiguousarray(np.repeat(np.repeat(region, k, axis=0), k, axis=1))
+        img = Image.fromarray(big)
+        draw(composite.Shifted(Draw(img), bx0 * k, by0 * k))
+        region[:] = composite.area_resize(np.asarray(img), (bx1 - bx0, by1 - by0))
 
     def damage_since(self, earlier: np.ndarray) -> Box | None:
         """A box outside which the current frame equals ``earlier`` (a frame this desktop returned a few

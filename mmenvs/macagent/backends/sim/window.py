@@ -58,13 +58,15 @@ class Window:
         self._layout_key: tuple | None = None
         self._surface_key: tuple | None = None
         self._surface_arr: np.ndarray | None = None
+        self._small_key: tuple | None = None  # render_scaled's cache: key and the downscaled pixels
+        self._small_arr: np.ndarray | None = None
         self.surface_serial = 0  # bumps on every re-render (compositing caches key on it)
 
     def release(self) -> None:
         """Forget the rendered surface and widgets (their closures reference the app)."""
-        self._surface_arr = None
+        self._surface_arr = self._small_arr = None
         self.widgets = []
-        self._layout_key = self._surface_key = None
+        self._layout_key = self._surface_key = self._small_key = None
         if self.sheet is not None:
             self.sheet.release()
 
@@ -184,39 +186,64 @@ class Window:
         return False
 
     # ------------------------------------------------------------------------------ drawing
-    def render(self, theme: Theme, active: bool) -> np.ndarray:
-        """The window's pixels (cached until app state, window state, theme or focus change)."""
+    def _surface_state(self, theme: Theme, active: bool) -> tuple[list[Widget], tuple]:
+        """The widgets and the key of what the window's pixels show now."""
         widgets = self.layout()
         key = (self._layout_key, theme.key, active, self.title, self.focus_key,
                tuple(e.cursor for e in self.editors.values()), tuple(e.anchor for e in self.editors.values()),
                tuple(e.scroll for e in self.editors.values()), tuple(sorted((k, repr(v)) for k, v in self.state.items())))
+        return widgets, key
+
+    def render(self, theme: Theme, active: bool) -> np.ndarray:
+        """The window's pixels (cached until app state, window state, theme or focus change)."""
+        widgets, key = self._surface_state(theme, active)
         if key == self._surface_key and self._surface_arr is not None:
             return self._surface_arr
         with composite.canvas((self.w, self.h), theme.window_bg) as (img, rgbx):
-            d = Draw(img)
-            if self.title_h:
-                d.rectangle((0, 0, self.w, self.title_h - 1), fill=theme.titlebar_bg)
-                d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
-            focused = self.focused_widget() if active else None
-            for wd in widgets:
-                if wd.rect[2] > 0 and wd.rect[3] > 0:  # a window resized very small squeezes some out
-                    wd.draw(d, theme, wd is focused)
-            if self.title_h:
-                # lights and title go over the content: sidebars reach up into the title bar
-                for i, c in enumerate(_TRAFFIC):
-                    cx = 18 + i * 20
-                    fill = c if active else ((80, 80, 84) if theme.dark else (205, 205, 208))
-                    d.ellipse((cx - 6, 8, cx + 6, 20), fill=fill)
-                if self.title and self.title_h <= 28:
-                    d.text((self.w // 2, 14), fit_text(self.title, self.w - 160, 13, "bold"), font=font(13, "bold"),
-                           fill=theme.text if active else theme.secondary_text, anchor="mm")
-            if self.parent is not None or self.title_h == 0:
-                d.rounded_rectangle((0, 0, self.w - 1, self.h - 1), 10, outline=theme.control_border)
+            self._draw(img, widgets, theme, active)
             # the window's own buffer is rewritten in place: compositing copies from it, never keeps it
             self._surface_arr = composite.rgb_from_rgbx(rgbx, self._surface_arr)
         self._surface_key = key
         self.surface_serial += 1
         return self._surface_arr
+
+    def render_scaled(self, theme: Theme, active: bool, size: tuple[int, int]) -> np.ndarray:
+        """The window's pixels downscaled to ``size`` (w, h) by area averaging, for a desktop composing
+        at low resolution; cached per version like :meth:`render`. The full-size surface is not kept
+        (drawn again only when a full-size frame is asked for), unless it is already up to date."""
+        widgets, key = self._surface_state(theme, active)
+        if key == self._small_key and self._small_arr is not None and self._small_arr.shape[1::-1] == tuple(size):
+            return self._small_arr
+        if key == self._surface_key and self._surface_arr is not None:
+            small = composite.area_resize(self._surface_arr, size)
+        else:
+            with composite.canvas((self.w, self.h), theme.window_bg) as (img, rgbx):
+                self._draw(img, widgets, theme, active)
+                small = np.ascontiguousarray(composite.area_resize(rgbx, size)[:, :, :3])
+        small.flags.writeable = False
+        self._small_key, self._small_arr = key, small
+        return small
+
+    def _draw(self, img: Image.Image, widgets: list[Widget], theme: Theme, active: bool) -> None:
+        d = Draw(img)
+        if self.title_h:
+            d.rectangle((0, 0, self.w, self.title_h - 1), fill=theme.titlebar_bg)
+            d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
+        focused = self.focused_widget() if active else None
+        for wd in widgets:
+            if wd.rect[2] > 0 and wd.rect[3] > 0:  # a window resized very small squeezes some out
+                wd.draw(d, theme, wd is focused)
+        if self.title_h:
+            # lights and title go over the content: sidebars reach up into the title bar
+            for i, c in enumerate(_TRAFFIC):
+                cx = 18 + i * 20
+                fill = c if active else ((80, 80, 84) if theme.dark else (205, 205, 208))
+                d.ellipse((cx - 6, 8, cx + 6, 20), fill=fill)
+            if self.title and self.title_h <= 28:
+                d.text((self.w // 2, 14), fit_text(self.title, self.w - 160, 13, "bold"), font=font(13, "bold"),
+                       fill=theme.text if active else theme.secondary_text, anchor="mm")
+        if self.parent is not None or self.title_h == 0:
+            d.rounded_rectangle((0, 0, self.w - 1, self.h - 1), 10, outline=theme.control_border)
 
     def a11y_lines(self, indent: str, active: bool) -> list[str]:
         x0, y0, _, _ = self.rect
