@@ -84,10 +84,6 @@ SKILL_COMMANDS = {
     "songsee": "songsee", "gh": "gh", "tmux": "tmux", "ffmpeg": "ffmpeg", "whisper": "whisper",
     "sherpa-onnx-tts.cjs": "sherpa-onnx-tts", "wttr.in": "weather", "open-meteo.com": "weather",
 }
-#: Our app names for a skill CLI the sim implements as a command-line app (``CLI_APPS``).
-_SKILL_APPS = {"memo": "memo", "remindctl": "remindctl", "obsidian-cli": "obsidian-cli", "himalaya": "himalaya",
-               "peekaboo": "peekaboo", "blogwatcher": "blogwatcher", "gifgrep": "gifgrep", "songsee": "songsee",
-               "tmux": "tmux", "ffmpeg": "Media Tools"}
 
 
 class OfficialSkip(Exception):
@@ -220,9 +216,8 @@ def translate(raw: Any, app: str, task_id: str, rel: str) -> tuple[dict[str, Any
         assets.append({"type": "applescript", "script": _notes_folder(shlex.split(folder)[0])})
     web_pages = _web_pages(raw, reference, params)
     solution, oracle = _solution(reference, checks)
-    commands = " ".join([reference] + [c for step in setup if step["type"] == "shell" for c in [step["command"]]])
     skills = skills_of(reference)
-    apps = _apps(raw.get("related_apps", []), skills, app)
+    apps = _apps(raw.get("related_apps", []))
     if len(checks) > 1 and conj == "or":
         checkpoints = [{"name": "any of " + ", ".join(f for f, _, _ in checks), "tag": CHECKS[checks[0][0]].tag,
                         "getter": {"type": "python", "function": "official_any",
@@ -239,7 +234,6 @@ def translate(raw: Any, app: str, task_id: str, rel: str) -> tuple[dict[str, Any
         "metadata": {"official_file": rel, "official_id": raw.get("id"), "oracle": oracle,
                      "setup_commands": len([s for s in setup if s["type"] == "shell"])},
     }
-    del commands
     return data, oracle
 
 
@@ -266,7 +260,7 @@ def skills_of(command: str) -> list[str]:
     return sorted(found)
 
 
-def _apps(related: Any, skills: list[str], folder: str) -> list[str]:
+def _apps(related: Any) -> list[str]:
     from mmenvs.macagent.backends.sim.apps import APPS
 
     apps: list[str] = []
@@ -274,10 +268,7 @@ def _apps(related: Any, skills: list[str], folder: str) -> list[str]:
         mapped = APP_NAMES.get(str(name).lower())
         if mapped and mapped not in apps:
             apps.append(mapped)
-    for skill in skills:
-        mapped = _SKILL_APPS.get(skill)
-        if mapped and mapped in APPS and mapped not in apps:
-            apps.append(mapped)
+    # the skill CLIs a task uses are its 'skills', not more apps: multi_app stays the public set's related_apps
     if not apps:
         apps.append("Terminal")
     return [a for a in apps if a in APPS] or ["Terminal"]
