@@ -176,6 +176,36 @@ def test_bad_input_is_an_observation_not_an_exception(env):
     assert "still-here" in obs["text"] and info["action_error"] is None
 
 
+def test_agent_cannot_fake_getter_output_or_lock_the_backend_out(env, docker_daemon):
+    """Attack: the agent plants ~/.ssh/rc (sshd runs it before every command of its user: it would print
+    the expected answer ahead of every getter's output) and empties its authorized_keys. The backend logs
+    in as root and runs commands as the user through runuser, so getters read the truth and a reconnect works."""
+    env.reset(seed=0, options={"task": SHELL_TASK})
+    env.step("```bash\nprintf 'echo hello-vm; exit 0\\n' > ~/.ssh/rc; : > ~/.ssh/authorized_keys\n```")
+    backend = env.unwrapped.backend
+    out = backend.run_command("cat ~/.ssh/rc; echo $HOME $USER; id -un")
+    assert out.stdout.startswith("echo hello-vm"), out
+    assert out.stdout.splitlines()[-1] == "user" and "/home/user user" in out.stdout
+    container = docker_daemon.client.containers.get(backend.guest.name)
+    container.exec_run(["pkill", "-KILL", "-f", "sshd: [a-z]+@"])
+    wait_until(lambda: not backend.guest.link.alive, what="the SSH connection to notice the drop", timeout=30)
+    obs, reward, terminated, truncated, info = env.step("DONE")
+    assert reward == 0.0 and "infra_failure" not in info
+    assert [c["got"] for c in info["checkpoints"]][0] in (None, "")  # no note.txt: the planted rc did not answer
+
+
+def test_output_flood_is_bounded_and_a_killed_input_agent_is_restarted(env):
+    """Attack: a command printing 50 MB, then the agent killing the input agent; both end as observations."""
+    env.reset(seed=0, options={"task": SHELL_TASK})
+    obs, reward, terminated, truncated, info = env.step("```bash\nhead -c 50000000 /dev/zero | tr '\\0' x\n```")
+    assert "[output cut at" in obs["text"] and len(obs["text"]) < 50_000
+    env.step("```bash\npkill -f mmenvs-input-agent; sleep 0.2\n```")
+    obs, reward, terminated, truncated, info = env.step({"action_type": "CLICK", "x": 10, "y": 10})
+    assert info["action_error"] is None, info["action_error"]
+    obs, reward, terminated, truncated, info = env.step("```bash\necho alive\n```")
+    assert "alive" in obs["text"]
+
+
 def test_task_that_needs_macos_is_refused_with_the_reason(env):
     from mmenvs.macagent.backends.vm import TaskNeedsMacOS
 
@@ -189,7 +219,7 @@ def test_ssh_drop_reconnects(env, docker_daemon):
     env.step("```bash\necho before\n```")
     # kill every sshd session process of the guest's user (the listener stays): the connection drops
     container = docker_daemon.client.containers.get(backend.guest.name)
-    container.exec_run(["pkill", "-KILL", "-f", "sshd: user"])
+    container.exec_run(["pkill", "-KILL", "-f", "sshd: [a-z]+@"])  # session processes ("sshd: root@notty"), not the listener
     wait_until(lambda: not backend.guest.link.alive, what="the SSH connection to notice the drop", timeout=30)
     obs, reward, terminated, truncated, info = env.step("```bash\necho after-drop\n```")
     assert "after-drop" in obs["text"] and "re-established" in obs["text"]

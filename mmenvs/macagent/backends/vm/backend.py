@@ -118,6 +118,7 @@ class VMBackend(MacBackend):
                 opts.setdefault("user", guest.user)
                 opts.setdefault("key_path", str(guest.key_path))
                 opts.setdefault("home", guest.home)
+                opts.setdefault("control_user", "root")  # the test guest trusts the same key for root
                 backend = cls(None, screen_size=screen_size, shell_timeout=shell_timeout, **backend_kw, **opts)
                 backend._own_client = "client" not in options and "vm_client" not in options
                 return backend

@@ -63,6 +63,10 @@ class GuestConfig:
     capture         "auto" (measure both, keep the faster), "vnc" or "ssh" (xwd on X11, screencapture on macOS)
     vnc_password    the guest's VNC password (None: none)
     ready_command   shell command that exits 0 once the desktop is up (None: the os's default)
+    control_user    log in as this user (``root`` on the test guest, same key) and run every command as ``user``
+                    through ``runuser`` with a clean environment, so nothing the agent puts in its home
+                    (``~/.ssh/rc`` printing fake getter output, a changed ``authorized_keys``) reaches the
+                    backend's commands or logins; None: log in as ``user`` (macOS guests: no root login)
     """
 
     image: str
@@ -88,6 +92,7 @@ class GuestConfig:
     vnc_password: str | None = None
     ready_command: str | None = None
     screen_size: tuple[int, int] = (1280, 800)
+    control_user: str | None = None
 
     def __post_init__(self) -> None:
         def bad(name: str, value: Any, expected: str) -> GuestConfigError:
@@ -101,6 +106,8 @@ class GuestConfig:
             raise bad("network", self.network, f"one of {NETWORKS}")
         if self.capture not in CAPTURES:
             raise bad("capture", self.capture, f"one of {CAPTURES}")
+        if self.control_user is not None and not self.home:
+            raise bad("home", self.home, "the user's home in the guest (needed with control_user)")
         if self.key_path is None and self.password is None:
             raise bad("key_path", None, "a private key file (or password=...) to log in with")
         if self.key_path is not None and not Path(self.key_path).is_file():

@@ -18,7 +18,7 @@ from typing import Any
 
 from .config import LABEL, LABEL_OWNER, LABEL_ROLE, READY_FILE, GuestConfig, owner_label
 from .ports import PortLease, allocate
-from .ssh import ConnectionLost, Endpoint, SSHLink
+from .ssh import ConnectionLost, Endpoint, SSHLink, user_prefix
 
 #: Name prefix of the temp folders that hold per-guest disks (``mmenvs vm gc`` looks for it).
 DISK_PREFIX = "mmenvs-vm-disk-"
@@ -142,7 +142,9 @@ class Guest:
         ``boot_timeout``). Raises ``GuestStartError`` with the container's log tail."""
         cfg = self.config
         deadline = time.monotonic() + (cfg.boot_timeout if timeout is None else timeout)
-        link = SSHLink(Endpoint("127.0.0.1", self.ssh_port, cfg.user, cfg.key_path, cfg.password), connect_timeout=5.0)
+        as_user = user_prefix(cfg.user, cfg.home, self.display) if cfg.control_user else None
+        link = SSHLink(Endpoint("127.0.0.1", self.ssh_port, cfg.control_user or cfg.user, cfg.key_path, cfg.password,
+                                as_user=as_user), connect_timeout=5.0)
         check = cfg.ready_command or (f"test -e {READY_FILE}" if cfg.os == "linux" else "pgrep -x Dock >/dev/null")
         last = "not started"
         delay = 0.05

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import shlex
 import socket
 import time
 from dataclasses import dataclass
@@ -45,6 +46,26 @@ class Endpoint:
     user: str
     key_path: str | None = None
     password: str | None = None
+    #: a command prefix that runs what follows as the episode's user with a clean environment, when the
+    #: login is a control user (root): ``runuser -u user -- env -i HOME=… bash --noprofile --norc -c …``.
+    #: Then nothing the agent writes in its home (``~/.ssh/rc``, ``authorized_keys``, rc files) touches
+    #: the commands the backend runs or the logins it makes.
+    as_user: str | None = None
+
+    def command(self, command: str) -> str:
+        """``command`` as the backend runs it: through ``as_user`` when set."""
+        if not self.as_user:
+            return command
+        return f"{self.as_user} bash --noprofile --norc -c {shlex.quote(command)}"
+
+
+def user_prefix(user: str, home: str, display: str | None) -> str:
+    """The ``as_user`` prefix for a root login: the user's identity, home and display, nothing else."""
+    env = [f"HOME={shlex.quote(home)}", f"USER={shlex.quote(user)}", f"LOGNAME={shlex.quote(user)}", "SHELL=/bin/bash",
+           "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"]
+    if display:
+        env.append(f"DISPLAY={shlex.quote(display)}")
+    return f"cd {shlex.quote(home)} && exec runuser -u {shlex.quote(user)} -- env -i {' '.join(env)}"
 
 
 class SSHLink:
@@ -117,7 +138,7 @@ class SSHLink:
         self.ensure()
         try:
             channel = self.client.get_transport().open_session(timeout=self.connect_timeout)
-            channel.exec_command(command)
+            channel.exec_command(self.endpoint.command(command))
             if stdin is not None:
                 channel.sendall(stdin)
             channel.shutdown_write()
@@ -130,7 +151,7 @@ class SSHLink:
         self.ensure()
         try:
             channel = self.client.get_transport().open_session(timeout=self.connect_timeout)
-            channel.exec_command(command)
+            channel.exec_command(self.endpoint.command(command))
             channel.shutdown_write()
             chunks, deadline = [], time.monotonic() + timeout
             channel.settimeout(max(0.1, timeout))
@@ -208,7 +229,9 @@ class SSHLink:
         self.ensure()
         if self._agent is None or not self._agent.usable:
             try:
-                self._agent = _AgentChannel(self, f"exec {python} -u {script_path}", self.connect_timeout * 3)
+                prefix = self.endpoint.as_user
+                command = f"{prefix} {python} -u {script_path}" if prefix else f"exec {python} -u {script_path}"
+                self._agent = _AgentChannel(self, command, self.connect_timeout * 3)
             except _NET_ERRORS as exc:
                 self._agent = None
                 raise ConnectionLost(f"input agent: {type(exc).__name__}: {exc}") from exc
@@ -222,7 +245,8 @@ class _Shell:
     def __init__(self, link: SSHLink) -> None:
         self.link = link
         self.channel = link.client.get_transport().open_session(timeout=link.connect_timeout)
-        self.channel.exec_command("exec bash --noprofile --norc")
+        prefix = link.endpoint.as_user
+        self.channel.exec_command(f"{prefix} bash --noprofile --norc" if prefix else "exec bash --noprofile --norc")
         self.pid: int | None = None
         out = self.run("cd ~; echo $$", 15.0)
         try:
