@@ -102,6 +102,11 @@ def test_toolsandbox_task_filter_on_pinned_index_and_generator_axes():
         assert (info["task_meta"]["flow_type"], info["task_meta"]["challenge_type"]) == ("filter", "cooperative")
         assert info["task_meta"]["apps"][0] in ("notes", "todo") and 0.1 <= meta["difficulty"] <= 0.3
         assert info["task_id"] not in pinned_ids and meta["fingerprint"] not in pinned_fingerprints()
+    train_env.unwrapped.set_task_filter({"difficulty": [0.85]})  # what a curriculum does between episodes
+    _, info = train_env.reset(seed=7)
+    assert train_env.unwrapped.task.metadata["difficulty"] == 0.85
+    with pytest.raises(ValueError, match=r"difficulty'\] values must be numbers in 0..1"):
+        train_env.unwrapped.set_task_filter({"difficulty": [1.5]})
     with pytest.raises(ValueError, match="names no flow with that app group"):
         gym.make("MMToolSandbox-v0", suite="train", task_filter={"flow": "aggregate", "apps": "contacts"})
     with pytest.raises(ValueError, match="task_filter selects generated scenarios"):
