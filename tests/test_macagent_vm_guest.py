@@ -76,6 +76,29 @@ def running_guest(docker_daemon, test_guest):
         assert "did not come up" not in logs, logs
 
 
+# --- the private daemon ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opt_out", [None, "0"])
+def test_without_dockerd_the_fixture_fails_unless_opted_out(monkeypatch, tmp_path, opt_out):
+    import vm_support
+
+    monkeypatch.setenv("MMENVS_CACHE_DIR", str(tmp_path / "cache"))
+    if opt_out is None:
+        monkeypatch.delenv("MMENVS_REQUIRE_DOCKER", raising=False)
+    else:
+        monkeypatch.setenv("MMENVS_REQUIRE_DOCKER", opt_out)
+    monkeypatch.setattr(vm_support.shutil, "which", lambda name: None)
+    daemon = Daemon()
+    expected = pytest.fail.Exception if opt_out is None else pytest.skip.Exception
+    with pytest.raises(expected, match="dockerd is not installed"):
+        daemon.start()
+    assert not daemon.run_dir.exists()  # nothing left behind: no run folder, the data-root lock released
+    other = Daemon()
+    assert other.data_root == tmp_path / "cache" / "dockerd" and not other.own_data_root
+    other.stop()
+
+
 # --- the recipe -------------------------------------------------------------------------------------
 
 

@@ -144,12 +144,12 @@ class Daemon:
     def start(self) -> "Daemon":
         binary = shutil.which("dockerd")
         if binary is None:
-            self._release()
+            self.stop()
             missing_docker("dockerd is not installed (no `dockerd` on PATH)")
         try:
             import docker
         except ImportError:
-            self._release()
+            self.stop()
             missing_docker("the docker SDK is not installed (pip install -e '.[vm]')")
         command = [
             binary, "--host", self.base_url,
