@@ -225,3 +225,16 @@ def test_attack_task_files_cannot_reach_outside_the_home_or_run_unbounded(tmp_pa
         assert checkpoint["passed"] is False and "leaves the vault" in checkpoint["error"]
     finally:
         env.close()
+
+
+def test_the_shipped_suite_says_which_tasks_a_skill_covers():
+    from mmenvs.core import registry_path
+    from mmenvs.macagent.official import SKILL_COMMANDS
+    from mmenvs.macagent.tasks import load_suite
+
+    seeds = load_suite(registry_path("macagent", "tasks"))
+    covered = [s for s in seeds if s.data.get("skills")]
+    assert len(covered) >= 20 and len(covered) < len(seeds)
+    assert {skill for s in covered for skill in s.data["skills"]} <= set(SKILL_COMMANDS.values())
+    memo = next(s for s in seeds if s.id == "skill-memo-note-in-folder")
+    assert memo.variant(0).metadata()["skill_covered"] is True
