@@ -469,3 +469,41 @@ def test_toolsandbox_cap_follows_the_message_budget_and_explicit_max_steps():
         assert env.unwrapped.episode.messages == 141  # an explicit action cap replaces the message budget
     finally:
         env.close()
+
+
+# ---------------------------------------------------------------------------------------------- menu contents
+def test_menu_observation_rows_are_the_slots_hashed_labels():
+    from mmenvs.wrappers import MenuObservation
+
+    env = MenuObservation(MultiInputObservation(VTCBenchMenu(gym.make("VTCBench-v0", obs_size=SMALL)), text_dim=8), dim=16)
+    try:
+        menu = env.get_wrapper_attr("describe")
+        assert env.observation_space["menu"].shape == (env.action_space.n, 16)
+        problem = next(env.unwrapped.load_task(t) for t in env.unwrapped.task_ids() if env.unwrapped.load_task(t).choices)
+        obs, info = env.reset(options={"task_id": problem.id})
+        assert env.observation_space.contains(obs)
+        enc = HashedText(16, bigrams=False)
+        labels = menu()
+        for i, label in enumerate(labels):
+            expected = enc(label) if label else np.zeros(16, np.float32)
+            assert np.array_equal(obs["menu"][i], expected), i
+        assert not obs["menu"][~info["action_mask"]].any() and obs["menu"][info["action_mask"]].any(axis=1).all()
+        before = obs["menu"][0].copy()
+        obs, *_ = env.step(0)  # the presets now name img_1: their rows change, the answers' do not
+        assert not np.array_equal(obs["menu"][0], before) and np.array_equal(obs["menu"][0], enc(menu()[0]))
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="no action menu"):
+        MenuObservation(MultiInputObservation(gym.make("DebugEcho-v0", obs_size=SMALL)))
+
+
+def test_sb3_maskable_ppo_with_menu_contents_on_toolsandbox():
+    from mmenvs.wrappers import MenuObservation
+
+    env = MenuObservation(MultiInputObservation(action_menu(gym.make("MMToolSandbox-v0", mode="tool", obs_size=SMALL)), image=False,
+                                                instruction=True, step=True, last_result=True, text_dim=32), dim=8, flat=True)
+    try:
+        assert env.observation_space["menu"].shape == (296 * 8,)
+        _sb3_check(env, maskable=True)
+    finally:
+        env.close()

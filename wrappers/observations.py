@@ -10,6 +10,8 @@ wrappers turn it into fixed-length numbers:
 - ``MultiInputObservation``: any of ``image``, encoded text keys (``text``, ``instruction``, MacAgent's
   ``a11y``), the ``step`` count, the ``last_result`` of the previous action and the ``instruction``
   (encoded). ``ImageText`` is this with its defaults.
+- ``MenuObservation``: adds ``"menu"``, the hashed label of every slot of an action menu, so a policy
+  can score options by their content.
 
 Text encoding (``HashedText``): lower-cased word tokens (``\\w+``) and their bigrams, each hashed with
 BLAKE2b (stable across processes and runs, unlike ``hash()``) to one of ``dim`` buckets with a
@@ -160,3 +162,47 @@ class ImageText(MultiInputObservation):
                  last_result: bool = False) -> None:
         super().__init__(env, image=True, text_keys=("text",), instruction=instruction, step=step, last_result=last_result,
                          text_dim=text_dim)
+
+
+class MenuObservation(gym.Wrapper):
+    """Add what every slot of an action menu holds now to a Dict observation, as key ``"menu"``:
+    ``Box(-1, 1, (n, dim))``, row ``i`` the hashed words of slot ``i``'s label (``HashedText(dim)``;
+    zeros for a masked slot), so a policy can score options by their content (a call's tool and
+    arguments, an element's role and name) rather than by an index whose meaning moves with the state.
+
+    Wrap it outside the menu and the Dict observation wrapper, e.g.
+    ``MenuObservation(MultiInputObservation(action_menu(env)))``; the menu is found through the wrappers
+    (``describe()``). ``flat=True`` gives the rows as one ``(n * dim,)`` vector (what SB3's
+    ``MultiInputPolicy`` flattens them to anyway, without its warning about a 2-D key); the key is large
+    for big menus: keep ``dim`` small (16).
+    """
+
+    def __init__(self, env: gym.Env, *, dim: int = 16, key: str = "menu", flat: bool = False) -> None:
+        super().__init__(env)
+        if not isinstance(env.observation_space, spaces.Dict):
+            raise ValueError(f"MenuObservation: the wrapped env's observation space must be a Dict, got {env.observation_space}")
+        if key in env.observation_space.spaces:
+            raise ValueError(f"MenuObservation: the observation already has a key {key!r}")
+        try:
+            self._describe = env.get_wrapper_attr("describe")
+        except AttributeError:
+            raise ValueError("MenuObservation: no action menu (a wrapper with describe()) inside this env") from None
+        self.size = len(self._describe())
+        self.key, self.encoder, self.flat = key, HashedText(dim, bigrams=False), bool(flat)
+        shape = (self.size * self.encoder.dim,) if self.flat else (self.size, self.encoder.dim)
+        self.observation_space = spaces.Dict({**env.observation_space.spaces, key: spaces.Box(-1.0, 1.0, shape=shape, dtype=np.float32)})
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._with_menu(obs), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return self._with_menu(obs), reward, terminated, truncated, info
+
+    def _with_menu(self, obs: dict[str, Any]) -> dict[str, Any]:
+        rows = np.zeros((self.size, self.encoder.dim), dtype=np.float32)
+        for i, label in enumerate(self._describe()):
+            if label:
+                rows[i] = self.encoder(label)
+        return {**obs, self.key: rows.reshape(-1) if self.flat else rows}
