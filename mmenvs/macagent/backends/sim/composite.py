@@ -249,12 +249,53 @@ def area_resize(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.resize(img, (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
 
 
+def block_resize(img: np.ndarray, size: tuple[int, int], k: int, phase: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """``img`` (a layer on the screen) averaged over the screen's k×k blocks into ``size`` (w, h):
+    cv2's integer-factor area path, ~2.5× faster than an arbitrary ratio. ``phase`` (px, py) is where
+    the first output pixel's block starts in ``img`` (``scaled(x, k) * k - x`` for a layer at x): when
+    negative, that first block hangs over the layer's edge and repeats its neighbour, as does an edge the
+    rounded target reaches beyond whole blocks."""
+    import cv2
+
+    tw, th = int(size[0]), int(size[1])
+    h, w = img.shape[:2]
+    px, py = int(phase[0]), int(phase[1])
+    lead_x, lead_y = (1, px + k) if px < 0 else (0, px), (1, py + k) if py < 0 else (0, py)
+    (pad_l, ox), (pad_t, oy) = lead_x, lead_y
+    fw, fh = min(tw - pad_l, (w - ox) // k), min(th - pad_t, (h - oy) // k)
+    if k < 2 or fw < 1 or fh < 1:
+        return area_resize(img, (tw, th))
+    out = cv2.resize(img[oy: oy + fh * k, ox: ox + fw * k], (fw, fh), interpolation=cv2.INTER_AREA)
+    if (fw, fh) != (tw, th):
+        pads = ((pad_t, th - fh - pad_t), (pad_l, tw - fw - pad_l)) + ((0, 0),) * (out.ndim - 2)
+        out = np.pad(out, pads, mode="edge")
+    return out
+
+
 @functools.lru_cache(maxsize=32)  # small: (h+2S)/k × (w+2S)/k each
-def _scaled_keep(w: int, h: int, opacity: int, size: tuple[int, int]) -> np.ndarray:
-    keep = _shadow_keep(w, h, opacity)
-    out = area_resize(keep, size)
+def _scaled_keep(w: int, h: int, opacity: int, size: tuple[int, int], k: int, phase: tuple[int, int]) -> np.ndarray:
+    if w < _SHADOW_REFERENCE or h < _SHADOW_REFERENCE:
+        out = block_resize(_shadow_keep(w, h, opacity), size, k, phase)
+    else:  # as _shadow_keep, at 1/k: the downscaled reference's middle row and column repeated to the size
+        ref = _scaled_reference(opacity, k)
+        tw, th = size
+        rh, rw = ref.shape
+        mid_x, mid_y = rw // 2, rh // 2
+        cols = np.concatenate([np.arange(mid_x), np.full(max(0, tw - rw), mid_x), np.arange(mid_x, rw)])[:tw]
+        rows = np.concatenate([np.arange(mid_y), np.full(max(0, th - rh), mid_y), np.arange(mid_y, rh)])[:th]
+        if tw < rw:  # cannot happen for w >= the reference, but keep the right edge where it belongs
+            cols = np.concatenate([np.arange(tw - tw // 2), np.arange(rw - tw // 2, rw)])
+        if th < rh:
+            rows = np.concatenate([np.arange(th - th // 2), np.arange(rh - th // 2, rh)])
+        out = ref[np.ix_(rows, cols)]
     out.flags.writeable = False
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _scaled_reference(opacity: int, k: int) -> np.ndarray:
+    ref = _blurred_keep(_SHADOW_REFERENCE, _SHADOW_REFERENCE, opacity)
+    return block_resize(ref, (scaled(ref.shape[1], k), scaled(ref.shape[0], k)), k)
 
 
 def shadow_scaled(frame: np.ndarray, k: int, x: int, y: int, w: int, h: int, opacity: int = 100) -> None:
@@ -266,7 +307,7 @@ def shadow_scaled(frame: np.ndarray, k: int, x: int, y: int, w: int, h: int, opa
     X0, Y0, X1, Y1 = scaled(x - s, k), scaled(y - s, k), scaled(x + w + s, k), scaled(y + h + s, k)
     if X1 <= X0 or Y1 <= Y0:
         return
-    keep = _scaled_keep(w, h, opacity, (X1 - X0, Y1 - Y0))
+    keep = _scaled_keep(w, h, opacity, (X1 - X0, Y1 - Y0), k, (X0 * k - (x - s), Y0 * k - (y - s)))
     c = _clip(X0, Y0, X1, Y1, W, H)
     if c is None:
         return

@@ -121,6 +121,8 @@ class Desktop(EventRouter):
         self._frame: np.ndarray | None = None
         self._small_gen: tuple | None = None  # render_scaled's last signature and frame
         self._small_frame: np.ndarray | None = None
+        self._small_below_key: tuple | None = None  # render_scaled's layer below the front window
+        self._small_below: np.ndarray | None = None
         self._diff = FrameDiff()
         self._composition: tuple | None = None  # the layers the last frame was composed from
         self._corners: composite.Corners | None = None  # the background under the front window's corners
@@ -167,7 +169,7 @@ class Desktop(EventRouter):
     def release(self) -> None:
         """Drop the pixel buffers of this desktop (called when a new episode replaces it): apps,
         windows and closures form reference cycles that the GC frees late, so the megabytes go now."""
-        self._frame = self._below = self._base = self._dock = self._bar = self._small_frame = None
+        self._frame = self._below = self._base = self._dock = self._bar = self._small_frame = self._small_below = None
         self._composition = self._corners = None
         self.buffers.release_below()
         self._damage_log.clear()
@@ -586,32 +588,48 @@ class Desktop(EventRouter):
         cw, ch = composite.scaled(sw, k), composite.scaled(sh, k)
         theme = self.theme
         base = self._base_layer(theme)
-        frame = self._scaled_layer("sbase", self._base_key, base, (cw, ch)).copy()
+        small_base = self._scaled_layer("sbase", self._base_key, base, (cw, ch), k)
         kw = self.key_window()
         windows = self.visible_windows()
-        for i, w in enumerate(windows):
+        placed = []
+        for w in windows:
             x, y, ww, wh = w.rect
             x0, y0 = composite.scaled(x, k), composite.scaled(y, k)
             x1, y1 = composite.scaled(x + ww, k), composite.scaled(y + wh, k)
             if x1 <= x0 or y1 <= y0 or x1 <= 0 or y1 <= 0 or x0 >= cw or y0 >= ch:
                 continue
-            arr = w.render_scaled(theme, w is kw or (kw is not None and kw.parent is w), (x1 - x0, y1 - y0))
-            front = i == len(windows) - 1
-            opacity = 70 if w.parent is not None else (120 if front else 100)
-            composite.shadow_scaled(frame, k, x, y, ww, wh, opacity)
-            composite.paste_window(frame, arr, x0, y0, r=max(1, composite.scaled(composite.RADIUS, k)))
+            arr = w.render_scaled(theme, w is kw or (kw is not None and kw.parent is w), (x1 - x0, y1 - y0), k,
+                                  (x0 * k - x, y0 * k - y))
+            placed.append((w, arr, (x, y, ww, wh), (x0, y0)))
+        front = placed.pop() if placed and placed[-1][0] is windows[-1] else None
+        radius = max(1, composite.scaled(composite.RADIUS, k))
+        # everything below the front window is composed once and reused while it does not change
+        below_key = (self._base_key, (cw, ch), tuple((w.id, w.small_serial, rect) for w, _a, rect, _p in placed))
+        if below_key != self._small_below_key or self._small_below is None:
+            below = small_base.copy()
+            for w, arr, (x, y, ww, wh), (x0, y0) in placed:
+                composite.shadow_scaled(below, k, x, y, ww, wh, 100 if w.parent is None else 70)
+                composite.paste_window(below, arr, x0, y0, r=radius)
+            below.flags.writeable = False
+            self._small_below_key, self._small_below = below_key, below
+        frame = self._small_below.copy()
+        if front is not None:
+            w, arr, (x, y, ww, wh), (x0, y0) = front
+            composite.shadow_scaled(frame, k, x, y, ww, wh, 120 if w.parent is None else 70)
+            composite.paste_window(frame, arr, x0, y0, r=radius)
         if not self.settings.dock_autohide:
             plate, _mask, (dx, dy) = self._dock_layer(theme)
             px0, py0 = composite.scaled(dx, k), composite.scaled(dy, k)
             px1, py1 = composite.scaled(dx + plate.shape[1], k), composite.scaled(dy + plate.shape[0], k)
             if px1 > px0 and py1 > py0:
-                small = self._scaled_layer("sdock", self._dock_key, plate, (px1 - px0, py1 - py0))
+                small = self._scaled_layer("sdock", self._dock_key, plate, (px1 - px0, py1 - py0), k,
+                                           (px0 * k - dx, py0 * k - dy))
                 c = composite._clip(px0, py0, px1, py1, cw, ch)
                 if c is not None:
                     frame[c[1]:c[3], c[0]:c[2]] = small[c[1] - py0:c[3] - py0, c[0] - px0:c[2] - px0]
         bar = self._menubar_layer(theme)
         bh = composite.scaled(MENUBAR_H, k)
-        frame[:bh] = self._scaled_layer("sbar", self._bar_key, bar, (cw, bh))
+        frame[:bh] = self._scaled_layer("sbar", self._bar_key, bar, (cw, bh), k)
         dragging = self.pressed is not None and self.pressed.get("payload") is not None and self.pressed.get("dragging")
         if self.menu is not None:
             mx, my, mw, mh = self.menu.layout(sw, sh)
@@ -636,12 +654,14 @@ class Desktop(EventRouter):
         self._small_frame = out
         return out
 
-    def _scaled_layer(self, kind: str, key: tuple | None, layer: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-        """A full-size layer (``key`` names its version) downscaled to ``size``, once (shared cache)."""
-        skey = (kind, key, size)
+    def _scaled_layer(self, kind: str, key: tuple | None, layer: np.ndarray, size: tuple[int, int], k: int,
+                      phase: tuple[int, int] = (0, 0)) -> np.ndarray:
+        """A full-size layer (``key`` names its version) averaged over k×k blocks into ``size``
+        (``composite.block_resize``), once (shared cache)."""
+        skey = (kind, key, size, k, phase)
         small = _LAYERS.get(skey)
         if small is None:
-            small = composite.area_resize(layer, size)
+            small = composite.block_resize(layer, size, k, phase)
             small.flags.writeable = False
             _LAYERS.put(skey, small)
         return small

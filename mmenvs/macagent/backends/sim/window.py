@@ -60,6 +60,7 @@ class Window:
         self._surface_arr: np.ndarray | None = None
         self._small_key: tuple | None = None  # render_scaled's cache: key and the downscaled pixels
         self._small_arr: np.ndarray | None = None
+        self.small_serial = 0
         self.surface_serial = 0  # bumps on every re-render (compositing caches key on it)
 
     def release(self) -> None:
@@ -207,21 +208,25 @@ class Window:
         self.surface_serial += 1
         return self._surface_arr
 
-    def render_scaled(self, theme: Theme, active: bool, size: tuple[int, int]) -> np.ndarray:
-        """The window's pixels downscaled to ``size`` (w, h) by area averaging, for a desktop composing
-        at low resolution; cached per version like :meth:`render`. The full-size surface is not kept
-        (drawn again only when a full-size frame is asked for), unless it is already up to date."""
+    def render_scaled(self, theme: Theme, active: bool, size: tuple[int, int], k: int,
+                      phase: tuple[int, int] = (0, 0)) -> np.ndarray:
+        """The window's pixels averaged over k×k blocks into ``size`` (w, h), for a desktop composing at
+        1/k (``phase``: see ``composite.block_resize``); cached per version like :meth:`render` (``small_serial`` counts new ones). The full-size
+        surface is not kept (drawn again only when a full-size frame is asked for), unless it is already
+        up to date."""
         widgets, key = self._surface_state(theme, active)
-        if key == self._small_key and self._small_arr is not None and self._small_arr.shape[1::-1] == tuple(size):
+        key = (key, tuple(size), k, tuple(phase))
+        if key == self._small_key and self._small_arr is not None:
             return self._small_arr
-        if key == self._surface_key and self._surface_arr is not None:
-            small = composite.area_resize(self._surface_arr, size)
+        if key[0] == self._surface_key and self._surface_arr is not None:
+            small = composite.block_resize(self._surface_arr, size, k, phase)
         else:
             with composite.canvas((self.w, self.h), theme.window_bg) as (img, rgbx):
                 self._draw(img, widgets, theme, active)
-                small = np.ascontiguousarray(composite.area_resize(rgbx, size)[:, :, :3])
+                small = np.ascontiguousarray(composite.block_resize(rgbx, size, k, phase)[:, :, :3])
         small.flags.writeable = False
         self._small_key, self._small_arr = key, small
+        self.small_serial += 1
         return small
 
     def _draw(self, img: Image.Image, widgets: list[Widget], theme: Theme, active: bool) -> None:
