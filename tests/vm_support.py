@@ -278,16 +278,28 @@ class Daemon:
             self._lock_handle = None
 
 
+# Each test module that imports the fixtures gets its own copy of them in pytest's eyes (fixtures are
+# registered per module), so the daemon is shared here: started by the first, stopped by the last.
+_SHARED: dict = {"daemon": None, "users": 0}
+
+
 @pytest.fixture(scope="session")
 def docker_daemon():
-    """A private dockerd for the whole test session (see the module docstring)."""
-    daemon = Daemon()
-    daemon.start()
+    """A private dockerd for the whole test session (see the module docstring), one for every module."""
+    if _SHARED["daemon"] is None:
+        daemon = Daemon()
+        daemon.start()
+        _SHARED["daemon"] = daemon
+    _SHARED["users"] += 1
+    daemon = _SHARED["daemon"]
     try:
         yield daemon
     finally:
-        daemon.stop()
-        assert not daemon.processes(), "processes of the private dockerd outlived it"
+        _SHARED["users"] -= 1
+        if _SHARED["users"] == 0:
+            _SHARED["daemon"] = None
+            daemon.stop()
+            assert not daemon.processes(), "processes of the private dockerd outlived it"
 
 
 @pytest.fixture(scope="session")
