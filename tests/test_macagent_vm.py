@@ -351,3 +351,12 @@ def _owner():
     from mmenvs.macagent.backends.vm.config import owner_label
 
     return owner_label()
+
+
+def test_bench_rows_say_why_without_a_daemon(monkeypatch, tmp_path):
+    from mmenvs.macagent.backends.vm import bench_vm
+
+    monkeypatch.setenv("MMENVS_DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    rows = bench_vm.workloads()
+    assert [r["name"] for r in rows] == list(bench_vm.ROWS)
+    assert all("no Docker daemon" in r["note"] and "median_ms" not in r for r in rows)

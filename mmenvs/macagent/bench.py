@@ -239,6 +239,8 @@ def workloads() -> list[dict[str, Any]]:
     finally:
         env.close()
     rows += workloads_in_subprocess("mmenvs.macagent.bench_memory", timeout=1800.0)
+    # the VM backend on the Linux test guest (rows say why when no Docker daemon answers): backends/vm/bench_vm.py
+    rows += workloads_in_subprocess("mmenvs.macagent.backends.vm.bench_vm", timeout=1800.0)
     if importlib.util.find_spec("mmenvs.macagent.backends.sim.bench_sim") is None:
         return rows
     # a fresh process: the sim's peak-memory row must not include this process's env and browser peer
