@@ -249,6 +249,29 @@ def area_resize(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.resize(img, (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
 
 
+def _blocks(shape: tuple[int, ...], size: tuple[int, int], k: int, phase: tuple[int, int]) -> tuple[int, ...] | None:
+    """(ox, oy, fw, fh, pad_l, pad_t): the whole k×k blocks of an (h, w) layer that ``block_resize``
+    averages, and the output columns/rows before them that repeat their neighbour; None if there are none."""
+    tw, th = int(size[0]), int(size[1])
+    h, w = shape[:2]
+    px, py = int(phase[0]), int(phase[1])
+    pad_l, ox = (1, px + k) if px < 0 else (0, px)
+    pad_t, oy = (1, py + k) if py < 0 else (0, py)
+    fw, fh = min(tw - pad_l, (w - ox) // k), min(th - pad_t, (h - oy) // k)
+    if k < 2 or fw < 1 or fh < 1:
+        return None
+    return ox, oy, fw, fh, pad_l, pad_t
+
+
+def _pad_edges(out: np.ndarray, size: tuple[int, int], pad_l: int, pad_t: int) -> np.ndarray:
+    th, tw = int(size[1]), int(size[0])
+    fh, fw = out.shape[:2]
+    if (fw, fh) == (tw, th):
+        return out
+    pads = ((pad_t, th - fh - pad_t), (pad_l, tw - fw - pad_l)) + ((0, 0),) * (out.ndim - 2)
+    return np.pad(out, pads, mode="edge")
+
+
 def block_resize(img: np.ndarray, size: tuple[int, int], k: int, phase: tuple[int, int] = (0, 0)) -> np.ndarray:
     """``img`` (a layer on the screen) averaged over the screen's k×k blocks into ``size`` (w, h):
     cv2's integer-factor area path, ~2.5× faster than an arbitrary ratio. ``phase`` (px, py) is where
@@ -257,19 +280,23 @@ def block_resize(img: np.ndarray, size: tuple[int, int], k: int, phase: tuple[in
     rounded target reaches beyond whole blocks."""
     import cv2
 
-    tw, th = int(size[0]), int(size[1])
-    h, w = img.shape[:2]
-    px, py = int(phase[0]), int(phase[1])
-    lead_x, lead_y = (1, px + k) if px < 0 else (0, px), (1, py + k) if py < 0 else (0, py)
-    (pad_l, ox), (pad_t, oy) = lead_x, lead_y
-    fw, fh = min(tw - pad_l, (w - ox) // k), min(th - pad_t, (h - oy) // k)
-    if k < 2 or fw < 1 or fh < 1:
-        return area_resize(img, (tw, th))
+    blocks = _blocks(img.shape, size, k, phase)
+    if blocks is None:
+        return area_resize(img, size)
+    ox, oy, fw, fh, pad_l, pad_t = blocks
     out = cv2.resize(img[oy: oy + fh * k, ox: ox + fw * k], (fw, fh), interpolation=cv2.INTER_AREA)
-    if (fw, fh) != (tw, th):
-        pads = ((pad_t, th - fh - pad_t), (pad_l, tw - fw - pad_l)) + ((0, 0),) * (out.ndim - 2)
-        out = np.pad(out, pads, mode="edge")
-    return out
+    return _pad_edges(out, size, pad_l, pad_t)
+
+
+def block_reduce(img: Image.Image, size: tuple[int, int], k: int, phase: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """:func:`block_resize` of a Pillow image (a window just drawn) into an (h, w, 3) RGB array, by
+    Pillow's integer ``reduce`` (half the time of cv2 on the RGBX canvas; within 1 of it per channel)."""
+    blocks = _blocks((img.height, img.width), size, k, phase)
+    if blocks is None:
+        return area_resize(np.asarray(img.convert("RGB")), size)
+    ox, oy, fw, fh, pad_l, pad_t = blocks
+    out = np.asarray(img.reduce(k, box=(ox, oy, ox + fw * k, oy + fh * k)).convert("RGB"))
+    return _pad_edges(out, size, pad_l, pad_t)
 
 
 @functools.lru_cache(maxsize=32)  # small: (h+2S)/k × (w+2S)/k each

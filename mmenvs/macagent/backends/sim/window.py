@@ -223,7 +223,7 @@ class Window:
         else:
             with composite.canvas((self.w, self.h), theme.window_bg) as (img, rgbx):
                 self._draw(img, widgets, theme, active)
-                small = np.ascontiguousarray(composite.block_resize(rgbx, size, k, phase)[:, :, :3])
+                small = composite.block_reduce(img, size, k, phase)  # a new image's pixels: the canvas is shared
         small.flags.writeable = False
         self._small_key, self._small_arr = key, small
         self.small_serial += 1
