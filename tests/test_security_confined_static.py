@@ -94,11 +94,10 @@ ALLOWLIST: tuple[Allowed, ...] = (
     Allowed(f"{_SIM}/backend.py", "_wipe", "os.makedirs", "creates the home's own path when it is missing (given by the env)"),
     Allowed("mmenvs/macagent/env.py", "MacAgentEnv.__init__", "self._home.mkdir",
             "the home inside the env's private mkdtemp folder, made before any agent code runs"),
-    Allowed("mmenvs/macagent/env.py", "MacAgentEnv.__init__", "shutil.rmtree",
-            "removes the env's private mkdtemp folder on a failed construction, before any agent code ran"),
-    Allowed("mmenvs/macagent/env.py", "MacAgentEnv.shutdown", "shutil.rmtree",
-            "removes the env's private mkdtemp folder (holding the home) at close: shutil.rmtree walks by dir "
-            "fds and never follows a link on Linux (shutil.rmtree.avoids_symlink_attacks)"),
+    Allowed("mmenvs/macagent/env.py", "_remove_env_folder", "shutil.rmtree",
+            "removes the env's private mkdtemp folder (holding the home) at close, on a failed construction or "
+            "when the env is collected: shutil.rmtree walks by dir fds and never follows a link on Linux "
+            "(shutil.rmtree.avoids_symlink_attacks)"),
     # --- a private temp dir of the host (made by tempfile, never in the home)
     Allowed(f"{_SIM}/screens.py", "render_all", "out_dir.mkdir",
             "the docs screenshot generator's output folder, given on the command line (not a home path)"),

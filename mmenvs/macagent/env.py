@@ -68,6 +68,11 @@ class MacAgentEpisode:
     setup_notes: list[str] = field(default_factory=list)  # setup steps whose failure was tolerated (official tasks)
 
 
+def _remove_env_folder(path: str) -> None:
+    """Remove an env's private temp folder (its home inside); never follows a link (rmtree's fd walk)."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
 class MacAgentEnv(MMEnv):
     """Operate a macOS-like desktop by GUI actions and shell commands, freely mixed (MacAgentBench).
 
@@ -199,7 +204,7 @@ class MacAgentEnv(MMEnv):
         self.backend = self._make_backend(backend, screen_size, vm_options, float(shell_timeout))
         self._home_dir = Path(tempfile.mkdtemp(prefix="mmenvs-mac-"))
         # an env that is dropped without close() still removes its temp home (at collection or exit)
-        self._remove_home_dir = weakref.finalize(self, shutil.rmtree, str(self._home_dir), True)
+        self._remove_home_dir = weakref.finalize(self, _remove_env_folder, str(self._home_dir))
         self._home = self._home_dir / "home"
         self._home.mkdir()
         self.shim = PyAutoGUIShim(self.backend)
