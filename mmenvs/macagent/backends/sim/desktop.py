@@ -45,10 +45,12 @@ TEXT_SUFFIXES = {".txt", ".md", ".rtf", ".py", ".json", ".csv", ".log", ".sh", "
 class _LayerCache:
     """Rendered static layers (wallpaper with desktop icons, dock, menu bar) shared by every desktop
     in the process, so a reset reuses what the last episode drew. Bounded per kind (a full-screen
-    base layer is 3 MB, a menu bar 90 KB), least recently used out; small bounds keep an env within
+    base layer is 3 MB, a menu bar 90 KB, a dock 200 KB), least recently used out; small bounds keep an env within
     its memory budget (most episodes share one wallpaper and theme)."""
 
-    LIMITS = {"base": 2, "dock": 4, "bar": 8, "sbase": 4, "sdock": 8, "sbar": 16}  # s…: downscaled (render_scaled)
+    # s…: downscaled (render_scaled), a few KB each; menu bars (90 KB) vary with the active app and the
+    # open menu, docks (200 KB) with the running apps: a random policy cycles through dozens of each
+    LIMITS = {"base": 2, "dock": 8, "bar": 24, "sbase": 4, "sdock": 16, "sbar": 48}
 
     def __init__(self) -> None:
         self.items: OrderedDict[tuple, Any] = OrderedDict()
