@@ -50,7 +50,8 @@ class _LayerCache:
 
     # s…: downscaled (render_scaled), a few KB each; menu bars (90 KB) vary with the active app and the
     # open menu, docks (200 KB) with the running apps: a random policy cycles through dozens of each
-    LIMITS = {"base": 2, "dock": 8, "bar": 24, "sbase": 4, "sdock": 16, "sbar": 48}
+    # (drawn from a plate without the running dots, "dockp", and a bar without the clock, "barl")
+    LIMITS = {"base": 2, "dock": 8, "dockp": 2, "bar": 24, "barl": 8, "sbase": 4, "sdock": 16, "sbar": 48}
 
     def __init__(self) -> None:
         self.items: OrderedDict[tuple, Any] = OrderedDict()
@@ -739,29 +740,41 @@ class Desktop(EventRouter):
         if cached is not None:
             self._dock_key, self._dock = key, cached
             return cached
+        # the plate without the running apps' dots is drawn once per look; the dots (below the icons, where
+        # nothing else is drawn) go on a copy, so launching an app costs a copy, not a redraw
         x, y, w, h, items = self.dock_geometry()
-        region = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((x, y, x + w, y + h)).convert("RGBA")
-        overlay = Image.new("RGBA", (w, h), (0, 0, 0, 0))
-        ImageDraw.Draw(overlay).rounded_rectangle((0, 0, w - 1, h - 1), 18, fill=theme.dock_tint,
-                                                  outline=(255, 255, 255, 70) if not theme.dark else (120, 120, 120, 90))
-        region = Image.alpha_composite(region, overlay)
-        rd = ImageDraw.Draw(region)
+        plate_key = ("dockp", theme.key, day, self.now.weekday(), trash_full, self.settings.wallpaper, self.screen_size)
+        plate = _LAYERS.get(plate_key)
+        if plate is None:
+            region = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((x, y, x + w, y + h)).convert("RGBA")
+            overlay = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+            ImageDraw.Draw(overlay).rounded_rectangle((0, 0, w - 1, h - 1), 18, fill=theme.dock_tint,
+                                                      outline=(255, 255, 255, 70) if not theme.dark else (120, 120, 120, 90))
+            region = Image.alpha_composite(region, overlay)
+            rd = ImageDraw.Draw(region)
+            for name, ix in items:
+                lx = ix - x
+                if name == "|":
+                    rd.line((lx + 5, 10, lx + 5, h - 10), fill=(150, 150, 150, 200), width=1)
+                    continue
+                ic = load_icon(name, DOCK_ICON, day, self.now.strftime("%a").upper()) if name != "Trash" else load_icon("Trash", DOCK_ICON)
+                region.alpha_composite(ic, (lx, DOCK_PAD))
+                if name == "Trash" and trash_full:
+                    for k in range(3):
+                        rd.rectangle((lx + 15 + k * 6, DOCK_PAD + 4, lx + 19 + k * 6, DOCK_PAD + 12), fill=(255, 255, 255, 230))
+            plate = np.array(region.convert("RGB"))
+            plate.flags.writeable = False
+            _LAYERS.put(plate_key, plate)
+        img = Image.fromarray(plate)  # a copy to draw the dots on
+        rd = ImageDraw.Draw(img)
         for name, ix in items:
-            lx = ix - x
-            if name == "|":
-                rd.line((lx + 5, 10, lx + 5, h - 10), fill=(150, 150, 150, 200), width=1)
-                continue
-            ic = load_icon(name, DOCK_ICON, day, self.now.strftime("%a").upper()) if name != "Trash" else load_icon("Trash", DOCK_ICON)
-            region.alpha_composite(ic, (lx, DOCK_PAD))
-            if name in running:
+            if name != "|" and name in running:
+                lx = ix - x
                 rd.ellipse((lx + DOCK_ICON // 2 - 2, h - 7, lx + DOCK_ICON // 2 + 2, h - 3),
-                           fill=(40, 40, 40, 255) if not theme.dark else (230, 230, 230, 255))
-            if name == "Trash" and trash_full:
-                for k in range(3):
-                    rd.rectangle((lx + 15 + k * 6, DOCK_PAD + 4, lx + 19 + k * 6, DOCK_PAD + 12), fill=(255, 255, 255, 230))
+                           fill=(40, 40, 40) if not theme.dark else (230, 230, 230))
         mask = np.asarray(rounded_mask(w, h, 18)) > 127
         self._dock_key = key
-        self._dock = (np.array(region.convert("RGB")), mask, (x, y))
+        self._dock = (np.array(img), mask, (x, y))
         _LAYERS.put(key, self._dock)
         return self._dock
 
@@ -797,17 +810,27 @@ class Desktop(EventRouter):
             self._bar_key, self._bar = key, _LAYERS.get(key)
             self._bar_rects = rects
         if key != self._bar_key or self._bar is None:
-            base = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((0, 0, sw, MENUBAR_H)).convert("RGBA")
-            bar = Image.alpha_composite(base, Image.new("RGBA", (sw, MENUBAR_H), theme.menubar_tint)).convert("RGB")
-            d = Draw(bar)
             fg = theme.menubar_text
-            for i, (title, x0, x1) in enumerate(rects):
-                if title == open_title:
-                    d.rounded_rectangle((x0 - 4, 2, x1 - 6, MENUBAR_H - 3), 4, fill=theme.selection)
-                if title == "\uf8ff":
-                    _draw_apple(d, x0 + 4, 4, fg)
-                else:
-                    d.text((x0 + 4, MENUBAR_H // 2), title, font=font(13, "bold" if i == 1 else "regular"), fill=fg, anchor="lm")
+            # the menus' side is drawn once per look; the clock and the status icons (drawn after it, as
+            # before) go on a copy, so a new minute costs a copy and a few glyphs, not a redraw
+            left_key = ("barl", theme.key, tuple(rects), open_title, self.settings.wallpaper, self.screen_size)
+            left = _LAYERS.get(left_key)
+            if left is None:
+                base = wallpaper(self.settings.wallpaper, self.screen_size, theme.dark).crop((0, 0, sw, MENUBAR_H)).convert("RGBA")
+                bar = Image.alpha_composite(base, Image.new("RGBA", (sw, MENUBAR_H), theme.menubar_tint)).convert("RGB")
+                d = Draw(bar)
+                for i, (title, x0, x1) in enumerate(rects):
+                    if title == open_title:
+                        d.rounded_rectangle((x0 - 4, 2, x1 - 6, MENUBAR_H - 3), 4, fill=theme.selection)
+                    if title == "\uf8ff":
+                        _draw_apple(d, x0 + 4, 4, fg)
+                    else:
+                        d.text((x0 + 4, MENUBAR_H // 2), title, font=font(13, "bold" if i == 1 else "regular"), fill=fg, anchor="lm")
+                left = np.array(bar)
+                left.flags.writeable = False
+                _LAYERS.put(left_key, left)
+            bar = Image.fromarray(left)
+            d = Draw(bar)
             ct = self.clock_text()
             d.text((sw - 14, MENUBAR_H // 2), ct, font=font(13), fill=fg, anchor="rm")
             cx = sw - 24 - text_width(ct, 13)
