@@ -360,3 +360,22 @@ def test_bench_rows_say_why_without_a_daemon(monkeypatch, tmp_path):
     rows = bench_vm.workloads()
     assert [r["name"] for r in rows] == list(bench_vm.ROWS)
     assert all("no Docker daemon" in r["note"] and "median_ms" not in r for r in rows)
+
+
+def test_eval_with_two_workers_runs_two_guests_and_leaves_none(docker_daemon, test_guest, tmp_path):
+    """`mmenvs eval --workers 2`: each worker process has its own env and guest; the oracle solves both
+    tasks; the workers end with os._exit, and their guests are still removed (exit finalizers)."""
+    from mmenvs.runner import evaluate
+
+    kwargs = {"backend": "vm", "suite": "linux", "vm_docker_url": docker_daemon.base_url, "vm_image": test_guest.image,
+              "vm_user": test_guest.user, "vm_key_path": str(test_guest.key_path), "vm_settle": 3.0, "pool_size": 0}
+    tasks = ["linux-shell-create-file-v0", "linux-files-sort-downloads-v1"]
+    summary = evaluate("MacAgent-v0", agent="oracle", tasks=tasks, workers=2, env_kwargs=kwargs, out=tmp_path / "run",
+                       progress=False)
+    records = [__import__("json").loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in records) == sorted(tasks)
+    assert all(r["score"] == 1.0 and not r.get("infra_failure") for r in records), records
+    assert summary["infra_failures"] == 0
+    wait_until(lambda: ours(docker_daemon.client), check=lambda left: left == [] or all(
+        c.labels.get("mmenvs.vm.owner", "").endswith(f":{__import__('os').getpid()}") for c in left),
+        what="the workers' guests to be removed", timeout=60)

@@ -16,6 +16,7 @@ behind the ``MacBackend`` interface.
 
 from __future__ import annotations
 
+import multiprocessing.util
 import shlex
 import time
 from datetime import datetime
@@ -76,6 +77,10 @@ class VMBackend(MacBackend):
         self.client = client if client is not None else docker_client(docker_url)
         self.pool = GuestPool(config, self.client, size=pool_size, lock_dir=Path(lock_dir) if lock_dir else None,
                               prepare=self._prepare_guest)
+        # An env that is never closed (a worker process of `mmenvs eval --workers N` ends with os._exit, which
+        # skips atexit) still removes its guests: multiprocessing runs exit-priority finalizers at the end of
+        # the main process and of its children alike.
+        self._finalizer = multiprocessing.util.Finalize(self, self.pool.close, exitpriority=10)
         self.guest: Guest | None = None
         self.infra_failure: dict[str, str] | None = None
         self.capture_method: str | None = None
@@ -215,7 +220,7 @@ class VMBackend(MacBackend):
         try:
             self._drop_guest()
         finally:
-            self.pool.close()
+            self._finalizer()  # the pool's close, once
             if self._own_client:
                 try:
                     self.client.close()

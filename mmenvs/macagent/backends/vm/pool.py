@@ -29,6 +29,7 @@ class GuestPool:
         self.prepare = prepare  # run on each guest once it is ready (on the boot thread for warm guests)
         self.session = secrets.token_hex(4)
         self._ready: deque[Guest] = deque()
+        self._in_use: set[Guest] = set()  # handed out and not discarded yet: close() destroys them too
         self._booting = 0
         self._errors: list[str] = []
         self._lock = threading.Condition()
@@ -101,6 +102,8 @@ class GuestPool:
             self.hits += 1
             self._fill()
             guest.used = True
+            with self._lock:
+                self._in_use.add(guest)
             return guest
         self.misses += 1
         try:
@@ -111,11 +114,15 @@ class GuestPool:
         finally:
             self._fill()
         guest.used = True
+        with self._lock:
+            self._in_use.add(guest)
         return guest
 
     def discard(self, guest: Guest | None) -> None:
         """An episode is over: its guest is destroyed (never reused) and the pool refilled."""
         if guest is not None:
+            with self._lock:
+                self._in_use.discard(guest)
             guest.destroy()
         self._fill()
 
@@ -142,6 +149,8 @@ class GuestPool:
         with self._lock:
             self._closed = True
             ready, self._ready = list(self._ready), deque()
+            ready += list(self._in_use)
+            self._in_use.clear()
             threads = list(self._threads)
         for guest in ready:
             guest.destroy()
