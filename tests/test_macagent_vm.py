@@ -316,7 +316,7 @@ def test_two_guest_pool_hides_reset_latency_and_cleans_up(docker_daemon, test_gu
     assert ours(docker_daemon.client, env) == []
 
 
-def test_gc_removes_strays_of_dead_owners_only(docker_daemon, test_guest):
+def test_gc_removes_strays_of_dead_owners_only(docker_daemon, test_guest, tmp_path):
     from mmenvs.macagent.backends.vm.gc import collect
 
     client = docker_daemon.client
@@ -327,11 +327,18 @@ def test_gc_removes_strays_of_dead_owners_only(docker_daemon, test_guest):
                                  labels={LABEL: "1", "mmenvs.vm.owner": _owner(), "mmenvs.vm.role": "guest"},
                                  network_mode="none")
     try:
-        report = collect(client)
+        dead_disk = tmp_path / "mmenvs-vm-disk-dead"
+        dead_disk.mkdir()
+        (dead_disk / ".mmenvs-vm.json").write_text('{"mmenvs.vm.owner": "%s"}' % _dead_owner())
+        live_disk = tmp_path / "mmenvs-vm-disk-live"
+        live_disk.mkdir()
+        (live_disk / ".mmenvs-vm.json").write_text('{"mmenvs.vm.owner": "%s"}' % _owner())
+        report = collect(client, disk_dirs=[tmp_path])
+        assert report["disks"] == [str(dead_disk)] and live_disk.exists() and not dead_disk.exists()
         assert stray.name in report["containers"] and mine.name not in report["containers"]
         names = [c.name for c in ours(client)]
         assert stray.name not in names and mine.name in names
-        report = collect(client, everything=True)
+        report = collect(client, everything=True, disk_dirs=[tmp_path])
         assert mine.name in report["containers"] and mine.name not in [c.name for c in ours(client)]
     finally:
         for c in (stray, mine):
@@ -379,3 +386,57 @@ def test_eval_with_two_workers_runs_two_guests_and_leaves_none(docker_daemon, te
     wait_until(lambda: ours(docker_daemon.client), check=lambda left: left == [] or all(
         c.labels.get("mmenvs.vm.owner", "").endswith(f":{__import__('os').getpid()}") for c in left),
         what="the workers' guests to be removed", timeout=60)
+
+
+def test_ports_are_never_shared_between_processes_and_busy_ports_are_skipped(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from mmenvs.macagent.backends.vm.ports import allocate
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    taken = busy.getsockname()[1]
+    script = ("import sys, time; from pathlib import Path; from mmenvs.macagent.backends.vm.ports import allocate; "
+              f"lease = allocate(20, lock_dir=Path({str(tmp_path)!r}), port_range=({taken - 30}, {taken + 30}), start={taken - 30}); "
+              "print(' '.join(map(str, lease.ports)), flush=True); sys.stdin.read()")
+    children = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                for _ in range(2)]
+    try:
+        leases = [set(map(int, child.stdout.readline().split())) for child in children]
+        assert all(len(lease) == 20 for lease in leases)
+        assert not (leases[0] & leases[1]), "two processes got the same port"
+        assert taken not in leases[0] | leases[1], "a port in use was handed out"
+        mine = allocate(5, lock_dir=tmp_path, port_range=(taken - 30, taken + 30), start=taken - 30)
+        assert not set(mine.ports) & (leases[0] | leases[1])
+        mine.release()
+    finally:
+        for child in children:
+            child.stdin.close()
+            child.wait(timeout=30)
+        busy.close()
+    # the children are gone: the kernel dropped their locks, the ports are free again
+    again = allocate(40, lock_dir=tmp_path, port_range=(taken - 30, taken + 30), start=taken - 30)
+    assert len(again.ports) == 40 and taken not in again.ports
+    again.release()
+
+
+def test_xwd_and_vnc_parsing_refuse_implausible_input():
+    import struct
+
+    from mmenvs.macagent.backends.vm.capture import CaptureError, parse_xwd
+
+    w, h = 4, 3
+    header = [104, 7, 2, 24, w, h, 0, 0, 32, 0, 32, 32, w * 4, 4, 0xFF0000, 0xFF00, 0xFF, 8, 0, 0, w, h, 0, 0, 0]
+    pixels = np.zeros((h, w, 4), np.uint8)
+    pixels[..., 2], pixels[..., 1], pixels[..., 0] = 200, 100, 50  # LSBFirst: B, G, R, pad
+    image = parse_xwd(struct.pack(">25I", *header) + b"abc\0" + pixels.tobytes())
+    assert image.shape == (h, w, 3) and image[0, 0].tolist() == [200, 100, 50]
+    with pytest.raises(CaptureError, match="cut short"):
+        parse_xwd(struct.pack(">25I", *header) + b"abc\0" + pixels.tobytes()[:-1])
+    huge = list(header)
+    huge[4] = huge[5] = 1 << 20  # a guest claiming a 1M x 1M screen is refused before anything is allocated
+    with pytest.raises(CaptureError, match="implausible"):
+        parse_xwd(struct.pack(">25I", *huge) + b"abc\0")

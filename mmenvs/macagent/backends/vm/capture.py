@@ -33,6 +33,8 @@ def parse_xwd(data: bytes) -> np.ndarray:
     if version != 7 or pixmap_format != 2 or bits_per_pixel not in (24, 32):
         raise CaptureError(f"unsupported xwd image (version {version}, format {pixmap_format}, {bits_per_pixel} bpp)")
     start = header_size + 12 * ncolors
+    if not (0 < width <= 16384 and 0 < height <= 16384) or bytes_per_line < width * (bits_per_pixel // 8):
+        raise CaptureError(f"implausible xwd image ({width}x{height}, {bytes_per_line} bytes per line)")
     need = start + bytes_per_line * height
     if len(data) < need:
         raise CaptureError(f"xwd output cut short ({len(data)} of {need} bytes)")
@@ -131,6 +133,8 @@ class VNCCapture:
             width, height = struct.unpack(">HH", self._recv(4))
             self._recv(16)  # the server's pixel format: we set our own
             self._recv(struct.unpack(">I", self._recv(4))[0])  # desktop name
+            if not (0 < width <= 16384 and 0 < height <= 16384):
+                raise CaptureError(f"VNC {self.host}:{self.port}: a {width}x{height} screen is not plausible")
             self.size = (width, height)
             # 32 bpp, depth 24, little endian, true colour, 255/255/255, shifts 16/8/0: bytes B, G, R, X
             pixel_format = struct.pack(">BBBBHHHBBB3x", 32, 24, 0, 1, 255, 255, 255, 16, 8, 0)

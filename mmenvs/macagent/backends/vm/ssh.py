@@ -146,8 +146,9 @@ class SSHLink:
         except _NET_ERRORS as exc:
             raise ConnectionLost(f"ssh exec: {type(exc).__name__}: {exc}") from exc
 
-    def exec_bytes(self, command: str, timeout: float = 30.0) -> bytes:
-        """``command``'s raw stdout (for screenshots); ``ConnectionLost`` or ``RuntimeError`` on failure."""
+    def exec_bytes(self, command: str, timeout: float = 30.0, limit: int = 64 << 20) -> bytes:
+        """``command``'s raw stdout (for screenshots), at most ``limit`` bytes; ``ConnectionLost`` or
+        ``RuntimeError`` on failure."""
         self.ensure()
         try:
             channel = self.client.get_transport().open_session(timeout=self.connect_timeout)
@@ -160,6 +161,10 @@ class SSHLink:
                 if not data:
                     break
                 chunks.append(data)
+                size = sum(map(len, chunks)) if len(chunks) % 64 == 0 else 0
+                if size > limit:
+                    channel.close()
+                    raise RuntimeError(f"{command!r} printed more than {limit} bytes")
                 if time.monotonic() > deadline:
                     channel.close()
                     raise RuntimeError(f"{command!r} took longer than {timeout:g} s")
