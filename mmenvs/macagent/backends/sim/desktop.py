@@ -126,6 +126,8 @@ class Desktop(EventRouter):
         self._small_frame: np.ndarray | None = None
         self._small_below_key: tuple | None = None  # render_scaled's layer below the front window
         self._small_below: np.ndarray | None = None
+        self._small_shadowed_key: tuple | None = None  # ... with the front window's shadow on it
+        self._small_shadowed: np.ndarray | None = None
         self._diff = FrameDiff()
         self._composition: tuple | None = None  # the layers the last frame was composed from
         self._corners: composite.Corners | None = None  # the background under the front window's corners
@@ -173,6 +175,7 @@ class Desktop(EventRouter):
         """Drop the pixel buffers of this desktop (called when a new episode replaces it): apps,
         windows and closures form reference cycles that the GC frees late, so the megabytes go now."""
         self._frame = self._below = self._base = self._dock = self._bar = self._small_frame = self._small_below = None
+        self._small_shadowed = None
         self._composition = self._corners = None
         self.buffers.release_below()
         self._damage_log.clear()
@@ -615,11 +618,19 @@ class Desktop(EventRouter):
                 composite.paste_window(below, arr, x0, y0, r=radius)
             below.flags.writeable = False
             self._small_below_key, self._small_below = below_key, below
-        frame = self._small_below.copy()
         if front is not None:
             w, arr, (x, y, ww, wh), (x0, y0) = front
-            composite.shadow_scaled(frame, k, x, y, ww, wh, 120 if w.parent is None else 70)
+            opacity = 120 if w.parent is None else 70
+            shadowed_key = (below_key, (x, y, ww, wh), opacity)  # the front window's shadow moves only with it
+            if shadowed_key != self._small_shadowed_key or self._small_shadowed is None:
+                shadowed = self._small_below.copy()
+                composite.shadow_scaled(shadowed, k, x, y, ww, wh, opacity)
+                shadowed.flags.writeable = False
+                self._small_shadowed_key, self._small_shadowed = shadowed_key, shadowed
+            frame = self._small_shadowed.copy()
             composite.paste_window(frame, arr, x0, y0, r=radius)
+        else:
+            frame = self._small_below.copy()
         if not self.settings.dock_autohide:
             plate, _mask, (dx, dy) = self._dock_layer(theme)
             px0, py0 = composite.scaled(dx, k), composite.scaled(dy, k)
