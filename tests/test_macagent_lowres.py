@@ -162,3 +162,16 @@ def test_scale_factor_and_edges() -> None:
     composite.shadow_scaled(small, 5, 60, 50, 250, 180, 120)
     small[10:46, 12:62] = 0
     assert _psnr(small, composite.area_resize(full, (80, 60))) >= 35
+
+
+def test_the_rl_bench_env_takes_the_low_res_path() -> None:
+    from mmenvs.wrappers import bench
+
+    env = bench._mac_menu_env()
+    try:
+        env.reset(seed=0)
+        base = env.unwrapped
+        assert base.screen.low_res and not base.store_screenshots
+        assert base.backend.desktop._frame is None  # no full-size frame was composed for the first observation
+    finally:
+        env.close()
