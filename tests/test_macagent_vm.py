@@ -14,8 +14,6 @@ import mmenvs  # noqa: F401  (registers the env ids)
 from _wait import wait_until
 from vm_support import docker_daemon, test_guest  # noqa: F401  (session fixtures)
 
-pytest.importorskip("paramiko")  # the vm extra; its absence is reported by the fixtures' failure anyway
-
 LABEL = "mmenvs.vm"
 
 SHELL_TASK = {
