@@ -238,9 +238,6 @@ def test_killed_guest_is_an_infra_failure_and_the_next_reset_gets_a_new_guest(en
     assert truncated, "a step on a dead guest must end the episode"
     assert info["infra_failure"]["kind"] == "vm_guest_lost" and dead in info["infra_failure"]["error"]
     assert info["action_error"] and info["action_error_kind"] == "internal"
-    # the runner keeps it apart from scores
-    from mmenvs.runner import EpisodeJob, is_scored
-
     obs, info = env.reset(seed=0, options={"task": SHELL_TASK})
     assert backend.guest.name != dead and "infra_failure" not in info
     reward, info = run_solution(env, SHELL_TASK)
