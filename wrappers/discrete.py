@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, Union
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 
+#: One entry of a ``DiscreteActions`` list: a fixed action, or a function of the unwrapped env that
+#: builds the action when it is chosen (e.g. a tool call on the newest image id).
+ActionEntry = Union[str, dict[str, Any], Callable[[Any], Union[str, dict[str, Any]]]]
+
+
 class DiscreteActions(gym.ActionWrapper):
     """Replace the text action space with ``Discrete(len(actions))`` over a fixed list of actions.
 
     Each action is a string (or dict) in the wrapped env's grammar, e.g. a menu of tool calls or
-    GUI clicks for a task family. The agent picks an index; the env receives the action.
+    GUI clicks for a task family, or a callable that gets the unwrapped env and returns one when the
+    index is chosen (so a tool call can name the image the env made last). The agent picks an index;
+    the env receives the action. Every index is always legal: ``action_masks()`` is all True (so
+    sb3-contrib's ``MaskablePPO`` takes it like the state-dependent menus of ``wrappers/menus.py``).
     """
 
-    def __init__(self, env: gym.Env, actions: Sequence[str | dict[str, Any]]):
+    def __init__(self, env: gym.Env, actions: Sequence[ActionEntry]):
         super().__init__(env)
         if not actions:
             raise ValueError("DiscreteActions: the action list is empty")
@@ -27,7 +35,12 @@ class DiscreteActions(gym.ActionWrapper):
         index = int(action)
         if not 0 <= index < len(self.actions):
             raise ValueError(f"DiscreteActions: action {index} is outside 0..{len(self.actions) - 1}")
-        return self.actions[index]
+        entry = self.actions[index]
+        return entry(self.env.unwrapped) if callable(entry) else entry
+
+    def action_masks(self) -> np.ndarray:
+        """All True: every index of a fixed list is always available."""
+        return np.ones(len(self.actions), dtype=bool)
 
 
 class ImageObservation(gym.ObservationWrapper):

@@ -6,106 +6,31 @@ training stream (``suite="train"``: fresh seeds or generated tasks) and the pinn
 evaluated on (never the same tasks: ``tests/test_train.py`` checks this for every family), a
 ``Discrete`` action menu (each index documented in ``menu_doc``) and an observation for SB3:
 
-- ``image``: the env's image at ``obs_size`` (a ``Box`` for ``CnnPolicy``);
-- ``image+text``: a ``Dict`` with the image and a hashed bag-of-words of the task text (the first
-  observation's text: the question or instruction), the last step's text, and the step count
-  (for ``MultiInputPolicy``).
+- ``image``: the env's image at ``obs_size`` (``mmenvs.wrappers.ImageOnly``, a ``Box`` for ``CnnPolicy``);
+- ``image+text``: ``mmenvs.wrappers.MultiInputObservation(image=True, text_keys=("text",),
+  instruction=True, step=True)``: the image, the hashed text of the last observation (``HashedText``),
+  the encoded instruction (MacAgent's ``obs["instruction"]``, else the reset observation's text: the
+  question or the user's first message) and the step count (for ``MultiInputPolicy``);
+- ``text``: the same without the image (an MLP policy).
 
-Menus expose ``action_masks()`` (sb3-contrib's ``MaskablePPO`` reads it) — all actions are legal in
-these menus, so the mask is all ones unless a family says otherwise.
+A fixed menu is ``mmenvs.wrappers.DiscreteActions`` over the family's entries (a callable entry is
+built from the unwrapped env when chosen); its ``action_masks()`` is all True, so ``MaskablePPO`` takes
+it too. A family with ``menu_wrapper`` uses a state-dependent ``mmenvs.wrappers`` menu instead.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
+
+from mmenvs.wrappers import DiscreteActions, ImageOnly, MultiInputObservation
+from mmenvs.wrappers.discrete import ActionEntry
 
 #: A menu entry: a fixed action, or a function of the unwrapped env giving the action now
-#: (e.g. a tool call on the newest image id).
-MenuEntry = str | dict[str, Any] | Callable[[Any], str | dict[str, Any]]
-
-
-class MenuActions(gym.ActionWrapper):
-    """``Discrete(len(entries))`` over a fixed list of actions; callable entries are built from the
-    unwrapped env when chosen (so a tool call can name the newest image)."""
-
-    def __init__(self, env: gym.Env, entries: Sequence[MenuEntry], labels: Sequence[str]) -> None:
-        super().__init__(env)
-        if not entries or len(entries) != len(labels):
-            raise ValueError(f"MenuActions: {len(entries)} entries and {len(labels)} labels (need the same, at least one)")
-        self.entries = list(entries)
-        self.labels = list(labels)
-        self.action_space = spaces.Discrete(len(self.entries))
-
-    def action(self, action: int | np.integer) -> str | dict[str, Any]:
-        index = int(action)
-        if not 0 <= index < len(self.entries):
-            raise ValueError(f"MenuActions: action {index} is outside 0..{len(self.entries) - 1}")
-        entry = self.entries[index]
-        return entry(self.env.unwrapped) if callable(entry) else entry
-
-    def action_masks(self) -> np.ndarray:
-        return np.ones(len(self.entries), dtype=bool)
-
-
-def hashed_words(text: str, dim: int) -> np.ndarray:
-    """A bag of words hashed into ``dim`` buckets (stable across processes: sha1, not ``hash``), 0/1."""
-    vector = np.zeros(dim, dtype=np.float32)
-    for word in re.findall(r"[a-z0-9]+", str(text).lower()):
-        vector[int.from_bytes(hashlib.sha1(word.encode()).digest()[:4], "little") % dim] = 1.0
-    return vector
-
-
-class ImageOnly(gym.ObservationWrapper):
-    """Keep ``obs["image"]`` (uint8 H×W×3, for ``CnnPolicy``)."""
-
-    def __init__(self, env: gym.Env) -> None:
-        super().__init__(env)
-        self.observation_space = env.observation_space["image"]
-
-    def observation(self, observation: dict[str, Any]) -> np.ndarray:
-        return observation["image"]
-
-
-class ImageAndText(gym.Wrapper):
-    """``Dict(image, task, last, step)``: the image, the hashed words of the task text (the reset
-    observation's text, or ``obs[task_key]`` when the env has that key), of the last text, and the
-    step count scaled to 0..1 by ``max_steps``. ``image=False`` leaves the image out (an MLP policy)."""
-
-    def __init__(self, env: gym.Env, *, dim: int = 256, task_key: str | None = None, max_steps: int = 20, image: bool = True) -> None:
-        super().__init__(env)
-        self.dim, self.task_key, self.max_steps, self.image = dim, task_key, max_steps, image
-        self.observation_space = spaces.Dict({
-            **({"image": env.observation_space["image"]} if image else {}),
-            "task": spaces.Box(0.0, 1.0, (dim,), np.float32),
-            "last": spaces.Box(0.0, 1.0, (dim,), np.float32),
-            "step": spaces.Box(0.0, 1.0, (1,), np.float32),
-        })
-        self._task = np.zeros(dim, np.float32)
-        self._steps = 0
-
-    def _encode(self, observation: dict[str, Any]) -> dict[str, Any]:
-        encoded = {"task": self._task, "last": hashed_words(observation["text"], self.dim),
-                   "step": np.array([min(1.0, self._steps / self.max_steps)], np.float32)}
-        return {"image": observation["image"], **encoded} if self.image else encoded
-
-    def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        observation, info = self.env.reset(**kwargs)
-        self._steps = 0
-        source = observation.get(self.task_key) if self.task_key else observation["text"]
-        self._task = hashed_words(source, self.dim)
-        return self._encode(observation), info
-
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        self._steps += 1
-        return self._encode(observation), reward, terminated, truncated, info
+#: (e.g. a tool call on the newest image id); ``mmenvs.wrappers.DiscreteActions`` takes both.
+MenuEntry = ActionEntry
 
 
 @dataclass(frozen=True)
@@ -123,7 +48,6 @@ class Family:
     observation: str = "image"  # "image" | "image+text" | "text"
     obs_size: tuple[int, int] = (84, 84)
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)  # both streams (max_steps, mode, …)
-    task_key: str | None = None  # observation key holding the task text (image+text), else the reset text
     text_dim: int = 256
     algo_kwargs: Mapping[str, Any] = field(default_factory=dict)
     #: A state-dependent menu wrapper (an ``mmenvs.wrappers.ActionMenu``) used instead of ``menu``'s fixed list;
@@ -140,13 +64,12 @@ class Family:
         if self.menu_wrapper is not None:
             env = self.menu_wrapper(env)
         else:
-            entries, labels = self.menu()
-            env = MenuActions(env, entries, labels)
+            env = DiscreteActions(env, self.menu()[0])
         if self.observation == "image":
             return ImageOnly(env)
         if self.observation in ("image+text", "text"):
-            return ImageAndText(env, dim=self.text_dim, task_key=self.task_key, max_steps=env.unwrapped.max_steps,
-                                image=self.observation == "image+text")
+            return MultiInputObservation(env, image=self.observation == "image+text", text_keys=("text",), instruction=True,
+                                         step=True, text_dim=self.text_dim)
         raise ValueError(f"family {self.name!r}: unknown observation {self.observation!r}")
 
     def menu_doc(self) -> list[str]:
@@ -244,7 +167,7 @@ FAMILIES: dict[str, dict[str, Family]] = {
             task_filter={"seed": list(MAC_PROGRAM_SEEDS)}, train_kwargs={"suite": "train", "reward_guards": "after_goal"},
             eval_kwargs={"suite": "test"},
             heldout="MacAgent-v0 test suite (benchmark variants v0-v3 of the family's seed tasks)",
-            menu=_mac_program_menu, observation="text", task_key="instruction", obs_size=(40, 64),
+            menu=_mac_program_menu, observation="text", obs_size=(40, 64),
             env_kwargs={"max_steps": 2, "store_screenshots": False}),
     },
     "MMToolSandbox-v0": {
