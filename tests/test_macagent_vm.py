@@ -395,7 +395,7 @@ def test_ports_are_never_shared_between_processes_and_busy_ports_are_skipped(tmp
     busy.listen()
     taken = busy.getsockname()[1]
     script = ("import sys, time; from pathlib import Path; from mmenvs.macagent.backends.vm.ports import allocate; "
-              f"lease = allocate(20, lock_dir=Path({str(tmp_path)!r}), port_range=({taken - 30}, {taken + 30}), start={taken - 30}); "
+              f"lease = allocate(20, lock_dir=Path({str(tmp_path)!r}), port_range=({taken - 100}, {taken + 100}), start={taken - 100}); "
               "print(' '.join(map(str, lease.ports)), flush=True); sys.stdin.read()")
     children = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                 for _ in range(2)]
@@ -404,18 +404,23 @@ def test_ports_are_never_shared_between_processes_and_busy_ports_are_skipped(tmp
         assert all(len(lease) == 20 for lease in leases)
         assert not (leases[0] & leases[1]), "two processes got the same port"
         assert taken not in leases[0] | leases[1], "a port in use was handed out"
-        mine = allocate(5, lock_dir=tmp_path, port_range=(taken - 30, taken + 30), start=taken - 30)
+        mine = allocate(5, lock_dir=tmp_path, port_range=(taken - 100, taken + 100), start=taken - 100)
         assert not set(mine.ports) & (leases[0] | leases[1])
         mine.release()
-    finally:
         for child in children:
             child.stdin.close()
             child.wait(timeout=30)
+        # the children are gone: the kernel dropped their locks, their ports are handed out again
+        again = allocate(40, lock_dir=tmp_path, port_range=(taken - 100, taken + 100), start=taken - 100)
+        assert len(again.ports) == 40 and taken not in again.ports
+        assert set(again.ports) & (leases[0] | leases[1])
+        again.release()
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=30)
         busy.close()
-    # the children are gone: the kernel dropped their locks, the ports are free again
-    again = allocate(40, lock_dir=tmp_path, port_range=(taken - 30, taken + 30), start=taken - 30)
-    assert len(again.ports) == 40 and taken not in again.ports
-    again.release()
 
 
 def test_xwd_and_vnc_parsing_refuse_implausible_input():
