@@ -632,3 +632,15 @@ def test_tasks_written_against_the_skill_clis_score_with_their_reference_and_zer
     env.reset(options={"task": task})
     obs, reward, terminated, truncated, info = env.step("DONE")
     assert info["score"] == 0.0
+
+
+def test_himalaya_leaves_a_while_read_loop_its_input(env) -> None:
+    # A public task moves each newsletter in a `… | while read id; do himalaya message move …; done` loop:
+    # a call that reads no message must not swallow the loop's remaining lines.
+    _seed_mail(env, 4)
+    out = sh(env, "printf 'a\\nb\\nc\\n' | while read x; do himalaya folder list >/dev/null; echo got $x; done")
+    assert out.split() == ["got", "a", "got", "b", "got", "c"]
+    sent = sh(env, "printf 'From: me@example.com\\nTo: you@example.com\\nSubject: via stdin\\n\\nhello\\n' "
+                   "| himalaya message send; echo rc=$?")
+    assert "rc=0" in sent  # `message send` still reads the message from stdin
+    assert "via stdin" in sh(env, "himalaya envelope list --folder Sent")

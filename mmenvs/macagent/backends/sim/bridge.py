@@ -226,11 +226,13 @@ _STDIN_RULES = {
 }
 
 
-def _command_function(name: str, cwd_aware: bool, reads_stdin: bool | None) -> str:
+def _command_function(name: str, cwd_aware: bool, reads_stdin: bool | str | None) -> str:
+    """The shell function for host command ``name``. ``reads_stdin``: True/False, or (an app's own rule)
+    shell code that sets ``__mm_in=0`` when this call does not read its input, like ``_STDIN_RULES``."""
     cwd = f' "{_CWD_FLAG}$PWD"' if cwd_aware else ""
     call = f'__mm_host {name}{cwd} "$@"'
-    if name in _STDIN_RULES:
-        rule = _STDIN_RULES[name]
+    if name in _STDIN_RULES or isinstance(reads_stdin, str):
+        rule = _STDIN_RULES.get(name, reads_stdin)
         if not rule:
             return f'{name}() {{ {call}; }}'
         return (f'{name}() {{ local __mm_in=1; {rule}'

@@ -45,8 +45,9 @@ class App:
     # URL schemes ``open <scheme>://…`` hands to this app (e.g. "obsidian")
     url_schemes: frozenset[str] = frozenset()
     # commands the app answers in the episode's shell: name → whether the command reads its stdin
-    # (commands that do not are given /dev/null, so a ``while read`` loop keeps its input)
-    shell_commands: dict[str, bool] = {}
+    # (commands that do not are given /dev/null, so a ``while read`` loop keeps its input), or shell
+    # code deciding it per call (it sets ``__mm_in=0`` when this call reads nothing; see bridge.py)
+    shell_commands: dict[str, bool | str] = {}
     # web hosts the app answers for Safari and ``curl`` (an offline site or API such as "wttr.in"): see ``serve_web``
     web_hosts: frozenset[str] = frozenset()
     # shell code (functions, exported variables) every episode shell runs when it starts

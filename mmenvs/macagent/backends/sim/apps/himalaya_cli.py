@@ -152,7 +152,9 @@ class HimalayaTool(App):
     in_dock = False
     text_editing = False
     # ``message send``/``save`` and ``template send`` read the message from stdin
-    shell_commands = {"himalaya": True}
+    # only `message send|save` and `template send|save` read a message from stdin; any other call given
+    # /dev/null, or it would swallow the input of an enclosing `while read` loop
+    shell_commands = {"himalaya": 'local __a; __mm_in=0; for __a in "$@"; do case "$__a" in send|save) __mm_in=1;; esac; done; '}
 
     def state(self) -> dict[str, Any]:
         return {"running": False}
