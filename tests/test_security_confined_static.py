@@ -92,6 +92,16 @@ ALLOWLIST: tuple[Allowed, ...] = (
     Allowed(f"{_SIM}/backend.py", "_wipe", "os.lstat",
             "the home's own path (the env's temp dir), checked to be a real folder before the layer opens it"),
     Allowed(f"{_SIM}/backend.py", "_wipe", "os.makedirs", "creates the home's own path when it is missing (given by the env)"),
+    # --- the user's checkout of the public benchmark's task folder (a path the user gave, read before any
+    # episode exists; never the home) and the report file the CLI user names
+    *(Allowed("mmenvs/macagent/official.py", "task_folder", call,
+              "the user's official_dir (the benchmark's task/ folder), checked before anything is loaded")
+      for call in ("path.is_dir", "(path / 'task').is_dir")),
+    *(Allowed("mmenvs/macagent/official.py", "load_official", call,
+              "lists and sizes the task files of the user's official_dir (symlinked files are skipped), never the home")
+      for call in ("folder.glob", "p.is_file", "p.is_symlink", "file.stat")),
+    Allowed("mmenvs/macagent/official.py", "list_official", "Path(report).write_text",
+            "the report file named on the command line (mmenvs list --report), written by the user's own process"),
     Allowed("mmenvs/macagent/env.py", "MacAgentEnv.__init__", "self._home.mkdir",
             "the home inside the env's private mkdtemp folder, made before any agent code runs"),
     Allowed("mmenvs/macagent/env.py", "_remove_env_folder", "shutil.rmtree",
