@@ -39,9 +39,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from mmenvs.macagent.backends.base import BUTTONS
+
 ELEMENT_CLICK = "click_element"
 ELEMENT_DRAG = "drag_element"
-BUTTONS = ("left", "right", "middle")
 #: field -> (required, what it must be) of an element target, for validation messages
 TARGET_FIELDS: dict[str, tuple[bool, str]] = {
     "name": (True, "the element's accessibility name (a non-empty string)"),

@@ -44,6 +44,32 @@ class BackendError(RuntimeError):
     The message is for the agent; the backend state is unchanged."""
 
 
+#: The mouse buttons a backend takes (after ``mouse_button`` maps the computer-use names).
+BUTTONS = ("left", "right", "middle")
+
+
+def screen_point(x: object, y: object, screen_size: tuple[int, int]) -> tuple[int, int]:
+    """``(x, y)`` as integer pixels on a screen of ``screen_size``; a :class:`BackendError` naming the
+    value when it is not a number or lies off the screen."""
+    try:
+        xi, yi = int(round(float(x))), int(round(float(y)))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise BackendError(f"coordinates must be numbers, got x={x!r}, y={y!r}") from None
+    w, h = screen_size
+    if not (0 <= xi < w and 0 <= yi < h):
+        raise BackendError(f"point ({xi}, {yi}) is outside the screen (0..{w - 1}, 0..{h - 1})")
+    return xi, yi
+
+
+def mouse_button(button: object) -> str:
+    """A button name of :data:`BUTTONS` ("primary"/"secondary" as computer-use tools say them map to
+    left/right); a :class:`BackendError` for any other."""
+    b = {"primary": "left", "secondary": "right"}.get(str(button).lower(), str(button).lower())
+    if b not in BUTTONS:
+        raise BackendError(f"unknown mouse button {button!r}; expected one of {', '.join(BUTTONS)}")
+    return b
+
+
 class MacBackend(ABC):
     """A desktop the MacAgent env drives: subclass it and implement the abstract methods.
 

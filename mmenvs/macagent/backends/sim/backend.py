@@ -16,7 +16,7 @@ import numpy as np
 from mmenvs.core.budget import DEFAULT_BUDGET
 from mmenvs.core.confined import ConfinedDir, ConfinementError
 
-from ..base import BackendError, MacBackend, ShellOutput
+from ..base import BackendError, MacBackend, ShellOutput, mouse_button, screen_point
 from . import composite
 from .apps import app_classes
 from .desktop import Desktop
@@ -25,7 +25,6 @@ from .shells import HOME_ALIASES, ShellSessions
 from .skills_home import install_skills, shipped_skills
 from ...skills import Skill
 
-BUTTONS = ("left", "right", "middle")
 
 
 class SimInternalError(RuntimeError):
@@ -217,44 +216,24 @@ class SimBackend(MacBackend):
         return self.current_desktop().accessibility_tree()
 
     # ------------------------------------------------------------------ GUI input
-    def _check_xy(self, x: Any, y: Any) -> tuple[int, int]:
-        try:
-            xi, yi = int(round(float(x))), int(round(float(y)))
-        except (TypeError, ValueError):
-            raise BackendError(f"coordinates must be numbers, got x={x!r}, y={y!r}") from None
-        w, h = self.screen_size
-        if not (0 <= xi < w and 0 <= yi < h):
-            raise BackendError(f"point ({xi}, {yi}) is outside the screen (0..{w - 1}, 0..{h - 1})")
-        return xi, yi
-
-    @staticmethod
-    def _check_button(button: str) -> str:
-        b = str(button).lower()
-        if b == "primary":
-            b = "left"
-        elif b == "secondary":
-            b = "right"
-        if b not in BUTTONS:
-            raise BackendError(f"unknown mouse button {button!r}; expected one of {', '.join(BUTTONS)}")
-        return b
 
     @_guarded
     def mouse_move(self, x: int, y: int) -> None:
-        xi, yi = self._check_xy(x, y)
+        xi, yi = screen_point(x, y, self.screen_size)
         self.current_desktop().mouse_move(xi, yi)
 
     @_guarded
     def mouse_down(self, button: str = "left") -> None:
-        self.current_desktop().mouse_down(self._check_button(button), 1)
+        self.current_desktop().mouse_down(mouse_button(button), 1)
 
     @_guarded
     def mouse_up(self, button: str = "left") -> None:
-        self.current_desktop().mouse_up(self._check_button(button))
+        self.current_desktop().mouse_up(mouse_button(button))
 
     @_guarded
     def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None:
-        xi, yi = self._check_xy(x, y)
-        b = self._check_button(button)
+        xi, yi = screen_point(x, y, self.screen_size)
+        b = mouse_button(button)
         try:
             n = int(clicks)
         except (TypeError, ValueError):
@@ -269,8 +248,8 @@ class SimBackend(MacBackend):
 
     @_guarded
     def drag_to(self, x: int, y: int, button: str = "left") -> None:
-        xi, yi = self._check_xy(x, y)
-        b = self._check_button(button)
+        xi, yi = screen_point(x, y, self.screen_size)
+        b = mouse_button(button)
         d = self.current_desktop()
         sx, sy = d.mouse
         d.mouse_down(b, 1)
@@ -288,7 +267,7 @@ class SimBackend(MacBackend):
             raise BackendError(f"scroll amount must be an integer, got {amount!r}") from None
         d = self.current_desktop()
         if x is not None or y is not None:
-            xi, yi = self._check_xy(d.mouse[0] if x is None else x, d.mouse[1] if y is None else y)
+            xi, yi = screen_point(d.mouse[0] if x is None else x, d.mouse[1] if y is None else y, self.screen_size)
             d.mouse_move(xi, yi)
         d.scroll(n)
 

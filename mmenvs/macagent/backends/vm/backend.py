@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
-from ..base import BackendError, MacBackend, ShellOutput
+from ..base import BackendError, MacBackend, ShellOutput, mouse_button, screen_point
 from . import guest_agent
 from .capture import CaptureError, VNCCapture, ssh_capture, time_capture
 from .config import GuestConfig
@@ -34,7 +34,6 @@ from .pool import GuestPool
 from .ssh import ConnectionLost
 
 T = TypeVar("T")
-BUTTONS = ("left", "right", "middle")
 AGENT_PATH = "/tmp/.mmenvs-input-agent.py"
 STANDARD_DIRS = ("Desktop", "Documents", "Downloads")
 #: Apps a Linux guest can start by name for ``open_app`` (the name as a command on its PATH).
@@ -369,22 +368,6 @@ class VMBackend(MacBackend):
         self._input_since_capture = True
         self._input_at = time.monotonic()
 
-    def _xy(self, x: Any, y: Any) -> tuple[int, int]:
-        try:
-            xi, yi = int(round(float(x))), int(round(float(y)))
-        except (TypeError, ValueError):
-            raise BackendError(f"coordinates must be numbers, got x={x!r}, y={y!r}") from None
-        w, h = self.screen_size
-        if not (0 <= xi < w and 0 <= yi < h):
-            raise BackendError(f"point ({xi}, {yi}) is outside the screen (0..{w - 1}, 0..{h - 1})")
-        return xi, yi
-
-    @staticmethod
-    def _button(button: str) -> str:
-        b = {"primary": "left", "secondary": "right"}.get(str(button).lower(), str(button).lower())
-        if b not in BUTTONS:
-            raise BackendError(f"unknown mouse button {button!r}; expected one of {', '.join(BUTTONS)}")
-        return b
 
     @staticmethod
     def _key(key: str) -> str:
@@ -394,28 +377,28 @@ class VMBackend(MacBackend):
         return key if len(key) == 1 else key.lower()
 
     def mouse_move(self, x: int, y: int) -> None:
-        xi, yi = self._xy(x, y)
+        xi, yi = screen_point(x, y, self.screen_size)
         self._input({"op": "move", "x": xi, "y": yi})
 
     def mouse_down(self, button: str = "left") -> None:
-        self._input({"op": "down", "button": self._button(button)})
+        self._input({"op": "down", "button": mouse_button(button)})
 
     def mouse_up(self, button: str = "left") -> None:
-        self._input({"op": "up", "button": self._button(button)})
+        self._input({"op": "up", "button": mouse_button(button)})
 
     def click(self, x: int, y: int, button: str = "left", clicks: int = 1) -> None:
-        xi, yi = self._xy(x, y)
+        xi, yi = screen_point(x, y, self.screen_size)
         try:
             n = int(clicks)
         except (TypeError, ValueError):
             raise BackendError(f"clicks must be 1, 2 or 3, got {clicks!r}") from None
         if not 1 <= n <= 3:
             raise BackendError(f"clicks must be 1, 2 or 3, got {clicks!r}")
-        self._input({"op": "click", "x": xi, "y": yi, "button": self._button(button), "clicks": n})
+        self._input({"op": "click", "x": xi, "y": yi, "button": mouse_button(button), "clicks": n})
 
     def drag_to(self, x: int, y: int, button: str = "left") -> None:
-        xi, yi = self._xy(x, y)
-        self._input({"op": "drag", "x": xi, "y": yi, "button": self._button(button)})
+        xi, yi = screen_point(x, y, self.screen_size)
+        self._input({"op": "drag", "x": xi, "y": yi, "button": mouse_button(button)})
 
     def scroll(self, amount: int, x: int | None = None, y: int | None = None) -> None:
         try:
@@ -424,7 +407,7 @@ class VMBackend(MacBackend):
             raise BackendError(f"scroll amount must be an integer, got {amount!r}") from None
         request: dict[str, Any] = {"op": "scroll", "amount": n}
         if x is not None and y is not None:
-            request["x"], request["y"] = self._xy(x, y)
+            request["x"], request["y"] = screen_point(x, y, self.screen_size)
         self._input(request)
 
     def key_down(self, key: str) -> None:
