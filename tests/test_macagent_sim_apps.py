@@ -382,3 +382,17 @@ def test_a_fault_inside_the_sim_is_reported_not_crashing(b: SimBackend, monkeypa
     monkeypatch.undo()
     b.hotkey("command", "n")  # the desktop keeps working
     assert len(b.app("Notes").notes()) == 1
+
+
+def test_safari_menus_with_an_alert_in_front_render(b: SimBackend) -> None:
+    """Seen in a 10^5-step soak: with a parentless alert of Safari's in front, building Safari's menu bar
+    read the alert's (missing) URL and the screenshot raised KeyError: 'url'."""
+    from mmenvs.macagent.backends.sim.window import alert
+
+    desk = b.current_desktop()
+    safari = desk.apps["Safari"]
+    alert(safari, None, "Test", "an alert of Safari's own", [("OK", lambda: None)])
+    assert desk.key_window().app is safari and desk.key_window().kind == "alert"
+    frame = b.screenshot()  # raised SimInternalError before
+    assert frame.shape == (800, 1280, 3)
+    assert "Safari" in b.accessibility_tree()

@@ -392,7 +392,7 @@ class SafariApp(App):
         self.open_url("file://" + self.desktop.backend.posix_path(path))  # the path the agent sees, never the host one
 
     def open_url(self, url: str, new_window: bool = False) -> Window:
-        front = None if new_window else (self._front() or (self.windows[0] if self.windows else None))
+        front = None if new_window else (self._front_browser() or next((w for w in self.windows if _is_browser(w)), None))
         if front is None:
             front = self._open_window()
         self.navigate(front, url)
@@ -502,6 +502,11 @@ class SafariApp(App):
         self.navigate(win, START_PAGE, record=False)
         return win
 
+    def _front_browser(self) -> Window | None:
+        """The front browser window: not an Open panel or other window of Safari's own without a page."""
+        fw = self._front()
+        return fw if fw is not None and _is_browser(fw) else None
+
     def _open_window(self) -> Window:
         w, h = 980, 600
         x, y = self.desktop.cascade_origin(w, h)
@@ -555,7 +560,7 @@ class SafariApp(App):
         text_prompt(self, win, "New Bookmark Folder", "Name:", "untitled folder", lambda t: self.add_folder(t.strip() or "untitled folder"))
 
     def app_menus(self) -> list:
-        fw = self._front()
+        fw = self._front_browser()
         return [("File", [
             MenuItem("New Window", self.new_window, "cmd+n"),
             # the sim shows one tab per window: a new tab opens as a new window, focused on its address bar
@@ -566,7 +571,7 @@ class SafariApp(App):
         ])]
 
     def extra_menus(self) -> list:
-        fw = self._front()
+        fw = self._front_browser()
         recent = list(reversed(self.history[-10:]))
         return [
             ("View", [MenuItem("Hide Sidebar" if self.show_sidebar else "Show Sidebar", self._toggle_sidebar, "cmd+shift+l"),
@@ -1012,3 +1017,8 @@ class HistoryDB:
         except sqlite3.DatabaseError:
             return []
         return [{"url": u, "title": t or "", "visit_time": CORE_DATA_EPOCH + timedelta(seconds=s)} for u, t, s in rows]
+
+
+def _is_browser(win: Window) -> bool:
+    """Whether ``win`` shows a page (has a URL), unlike a file panel Safari opened."""
+    return "url" in win.state
