@@ -215,3 +215,26 @@ def test_toolsandbox_working_set_announced_and_oracle_score():
     finally:
         local.close()
         served.stop()
+
+
+def test_mcp_sessions_are_capped_by_max_sessions():
+    """The cap is the server's own (verifiers pins an MCP SDK release without one): a new MCP session past
+    ``--max-sessions`` is refused with 503 before the SDK makes a transport; ending one makes room."""
+    served = Server(VTC, "--mcp", "--max-sessions", "2", "--idle-timeout", "120")
+    try:
+        def initialize() -> httpx2.Response:
+            return httpx2.post(served.url + "/mcp/", headers={**served.headers(), "Accept": "application/json, text/event-stream"},
+                               json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                                   "protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "cap-test", "version": "1"}}}, timeout=60)
+
+        first, second = initialize(), initialize()
+        ids = [r.headers.get("mcp-session-id") for r in (first, second)]
+        assert all(ids) and ids[0] != ids[1] and first.status_code == second.status_code == 200
+        third = initialize()
+        assert third.status_code == 503 and "maximum of 2 MCP sessions" in third.json()["error"]["message"]
+        ended = httpx2.delete(served.url + "/mcp/", headers={**served.headers(), "mcp-session-id": ids[0]}, timeout=60)
+        assert ended.status_code in (200, 204)
+        assert initialize().status_code == 200  # room again
+    finally:
+        served.stop()

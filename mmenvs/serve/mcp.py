@@ -27,6 +27,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import time
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 import mcp_types as types
@@ -128,10 +129,14 @@ class McpBridge:
             enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
             allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]) if loopback else \
             TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        # the server's reaper ends idle sessions (env and MCP id together); the SDK's own timeout only backs it up
+        self._transport_timeout = 2 * app.config.idle_timeout + 5
+        # MCP session id -> its last request: the SDK keeps a transport per id until its timeout, and not every
+        # SDK release caps their number (verifiers pins mcp 2.0, which has no max_sessions), so the cap is ours
+        self._transports: dict[str, float] = {}
         self.manager = StreamableHTTPSessionManager(
-            # the server's reaper ends idle sessions (env and MCP id together); the SDK's own timeout only backs it up
-            app=self.server, security_settings=security, session_idle_timeout=2 * app.config.idle_timeout + 5,
-            max_request_body_size=app.config.max_message_bytes, max_sessions=app.config.max_sessions)
+            app=self.server, security_settings=security, session_idle_timeout=self._transport_timeout,
+            max_request_body_size=app.config.max_message_bytes)
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
@@ -153,7 +158,27 @@ class McpBridge:
                 "code": types.INVALID_REQUEST, "message": f"Session not found: it ended ({self._ended[mcp_id]}); "
                                                           f"initialize a new MCP session"}}, status_code=404)(scope, receive, send)
             return
-        await self.manager.handle_request(scope, receive, send)
+        now = time.monotonic()
+        for seen_id, seen in list(self._transports.items()):
+            if now - seen > self._transport_timeout:  # the SDK has ended that transport too
+                del self._transports[seen_id]
+        if mcp_id is None and scope.get("method") == "POST" and len(self._transports) >= self.app.config.max_sessions:
+            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                "code": types.INTERNAL_ERROR, "message": f"the server holds its maximum of {self.app.config.max_sessions} "
+                                                         f"MCP sessions; end one (DELETE) or retry later"}},
+                               status_code=503)(scope, receive, send)
+            return
+        if mcp_id in self._transports:
+            self._transports[mcp_id] = now
+
+        async def send_noting_new_sessions(message: Any) -> None:
+            if message.get("type") == "http.response.start" and mcp_id is None:
+                new_id = Headers(raw=message.get("headers", [])).get(_SESSION_HEADER)
+                if new_id:
+                    self._transports[new_id] = time.monotonic()
+            await send(message)
+
+        await self.manager.handle_request(scope, receive, send_noting_new_sessions)
         if scope.get("method") == "DELETE" and mcp_id is not None:  # the client ended its MCP session
             await self._end(mcp_id, "the client ended the MCP session")
 
@@ -165,6 +190,7 @@ class McpBridge:
             await self.app.manager.close(session, reason)
 
     def _remember_ended(self, mcp_id: str, reason: str) -> None:
+        self._transports.pop(mcp_id, None)
         self._ended[mcp_id] = reason
         while len(self._ended) > _ENDED_MEMORY:
             self._ended.popitem(last=False)
