@@ -455,7 +455,9 @@ def _pyautogui_names(description: str) -> set[str]:
 @pytest.mark.parametrize("framework", [*action_specs.FRAMEWORKS, None])
 def test_macagent_description_names_every_accepted_verb_and_nothing_refused(mac_env, framework):
     description = mac_env.unwrapped.action_description(framework=framework)
-    assert description == action_specs.describe(framework, PyAutoGUIShim, SCREEN)
+    skills = mac_env.unwrapped.backend.skills()  # the sim's skill library: listed for "hybrid" only
+    assert description == action_specs.describe(framework, PyAutoGUIShim, SCREEN, skills)
+    assert ("<available_skills>" in description) == (framework == "hybrid") and len(skills) >= 9
     assert "1280x800" in description
     refused = ("locateCenterOnScreen", "screenshot", "hscroll", "answer(", "typewriter")
     for name in refused:
