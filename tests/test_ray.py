@@ -84,12 +84,14 @@ def _alive(process: psutil.Process) -> bool:
 def ray_cluster():
     """One local Ray instance for the test run; shut down at the end with no process left behind."""
     temp_dir = tempfile.mkdtemp(prefix="mmenvs-raytest-")
+    # what other session fixtures started before (the VM tests' private dockerd) is not Ray's to stop
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     ray.init(num_cpus=2, include_dashboard=False, _temp_dir=temp_dir, log_to_driver=False,
              runtime_env={"env_vars": {"PYTHONPATH": TESTS_DIR}})
     daemons = _daemons()
     assert {name for p in daemons for name in RAY_DAEMONS if name in p.name()} == set(RAY_DAEMONS), \
         f"expected a raylet and a gcs_server below this test, found {[p.name() for p in daemons]}"
-    everything = [p for p in psutil.Process().children(recursive=True)]
+    everything = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
     survivors = wait_until(lambda: [p.pid for p in everything if _alive(p)],
