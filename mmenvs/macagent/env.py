@@ -492,8 +492,7 @@ class MacAgentEnv(MMEnv):
         """The action grammar as prompt text, for an agent set-up: "pyautogui" (pyautogui code or
         WAIT/FAIL/DONE), "computer_use" (the computer_use tool), "hybrid" (GUI code, bash, AppleScript);
         None: everything the parser accepts. Generated from the parser's tables (``action_specs``)."""
-        skills = self.backend.skills() if hasattr(self.backend, "skills") else ()  # the sim's ~/.openclaw/skills
-        return action_specs.describe(framework, PyAutoGUIShim, self.backend.screen_size, skills)
+        return action_specs.describe(framework, PyAutoGUIShim, self.backend.screen_size, self.backend.skills())
 
     def tool_specs(self, framework: str | None = None) -> list[dict[str, Any]]:
         """OpenAI function schemas: the computer_use tool (plus bash and applescript for "hybrid" and

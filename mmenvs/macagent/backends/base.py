@@ -190,6 +190,11 @@ class MacBackend(ABC):
         raise NotImplementedError(f"{type(self).__name__} has no simulated clock (simulated_clock is False): "
                                   "its time passes by itself, so nothing may move it")
 
+    def skills(self) -> tuple:
+        """The skill library installed in every episode home (``~/.openclaw/skills``, listed by the hybrid
+        set-up): :class:`~mmenvs.macagent.skills.Skill` objects. The default installs none."""
+        return ()
+
     def recover(self, error: BaseException) -> str:
         """Repair the backend after an internal error ``error`` raised while a step used it, and say what was
         done (for the agent's observation). The default repairs nothing and returns ""."""
