@@ -138,22 +138,26 @@ class MacAgentMenu(ActionMenu):
         tree = base.screen.a11y() if base.use_a11y else base.backend.accessibility_tree()
         if tree is self._tree_seen or tree == self._tree_seen:
             return
-        from mmenvs.macagent.solutions import accessibility_elements
+        from mmenvs.macagent.solutions import A11yElement, accessibility_rows
 
         width, height = base.backend.screen_size
-        elements = accessibility_elements(tree)
+        rows = accessibility_rows(tree)
+        # the windows, sheets and menus with bounds, front-most first in tree order: what may cover an element
+        surfaces = [(i, row[4]) for i, row in enumerate(rows) if row[1] in _SURFACES and row[4]]
         targets, centres = [], set()
-        for element in elements:
-            if element.role not in self.roles or element.bounds is None or "disabled" in element.flags:
+        for position, (_indent, role, name, value, bounds, flags, ancestors, enclosing) in enumerate(rows):
+            if role not in self.roles or bounds is None or "disabled" in flags:
                 continue
-            x, y, w, h = element.bounds
+            x, y, w, h = bounds
             if w <= 0 or h <= 0:
                 continue
-            cx, cy = element.center
-            if not (0 <= cx < width and 0 <= cy < height) or (cx, cy) in centres or _covered(elements, element, cx, cy):
+            cx, cy = x + w // 2, y + h // 2
+            if not (0 <= cx < width and 0 <= cy < height) or (cx, cy) in centres \
+                    or _covered(surfaces, position, enclosing, cx, cy):
                 continue
             centres.add((cx, cy))
-            targets.append(element)
+            targets.append(A11yElement(role=role, name=name, value=value, bounds=bounds, flags=flags, ancestors=ancestors,
+                                       position=position, enclosing=enclosing))
             if len(targets) == self.max_elements:
                 break
         self._tree_seen, self._elements = tree, targets
@@ -162,14 +166,16 @@ class MacAgentMenu(ActionMenu):
         return f"(menu slot {index} is not available)"  # not in the action grammar: an error observation
 
 
-def _covered(elements: list[Any], element: Any, x: int, y: int) -> bool:
-    """Whether a window, sheet or menu in front of ``element`` (earlier in tree order and not one of its
-    containers) lies over the point (x, y)."""
-    for other in elements[: element.position]:
-        if other.role in _SURFACES and other.bounds and other.position not in element.enclosing:
-            ox, oy, ow, oh = other.bounds
-            if ox <= x < ox + ow and oy <= y < oy + oh:
-                return True
+def _covered(surfaces: list[tuple[int, tuple[int, int, int, int]]], position: int, enclosing: tuple[int, ...],
+             x: int, y: int) -> bool:
+    """Whether a window, sheet or menu in front of the element at ``position`` (earlier in tree order and
+    not one of its containers, ``enclosing``) lies over the point (x, y). ``surfaces``: (position, bounds)
+    of the tree's windows, sheets and menus, in tree order."""
+    for other, (ox, oy, ow, oh) in surfaces:
+        if other >= position:
+            return False
+        if other not in enclosing and ox <= x < ox + ow and oy <= y < oy + oh:
+            return True
     return False
 
 

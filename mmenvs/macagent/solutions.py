@@ -34,6 +34,7 @@ records once per step; matching works on those.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -103,26 +104,59 @@ def accessibility_elements(tree: str) -> list[A11yElement]:
     """The elements of an accessibility tree in its text form, in tree order (lines that do not
     follow the format are skipped)."""
     elements: list[A11yElement] = []
-    stack: list[tuple[int, str | None, int]] = []  # (indent, name, position) of the open containers
-    for line in tree.splitlines():
-        match = _LINE.match(line)
-        if match is None:
-            continue
-        indent = len(match.group("indent"))
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        name = _unescape(match.group(3))
-        role = match.group("role")
-        if role == "AXMenuBar" and name is None:
-            name = "Menu Bar"  # the tree gives the menu bar no name; let ``within`` reach it
-        bounds = None if match.group(6) is None else tuple(int(match.group(i)) for i in range(6, 10))
-        elements.append(A11yElement(
-            role=role, name=name, value=_unescape(match.group(4)), bounds=bounds,  # type: ignore[arg-type]
-            flags=frozenset(match.group("flags").split()), ancestors=tuple(n for _, n, _ in stack if n),
-            position=len(elements), enclosing=tuple(p for _, _, p in stack),
-        ))
-        stack.append((indent, name, len(elements) - 1))
+    for indent, role, name, value, bounds, flags, ancestors, enclosing in accessibility_rows(tree):
+        elements.append(A11yElement(role=role, name=name, value=value, bounds=bounds, flags=flags, ancestors=ancestors,
+                                    position=len(elements), enclosing=enclosing))
     return elements
+
+
+#: One parsed tree line: (indent, role, name, value, bounds, flags).
+A11yLine = tuple[int, str, "str | None", "str | None", "tuple[int, int, int, int] | None", frozenset]
+#: One element of :func:`accessibility_rows`: the line's fields, then its ancestors' names and positions.
+A11yRow = tuple[int, str, "str | None", "str | None", "tuple[int, int, int, int] | None", frozenset,
+                tuple[str, ...], tuple[int, ...]]
+
+
+@functools.lru_cache(maxsize=16384)
+def parse_accessibility_line(line: str) -> A11yLine | None:
+    """One line of the tree's text form as (indent, role, name, value, bounds, flags), or None when it
+    does not follow the format. Cached: a tree read after every step repeats most of its lines."""
+    match = _LINE.match(line)
+    if match is None:
+        return None
+    name = _unescape(match.group(3))
+    role = match.group("role")
+    if role == "AXMenuBar" and name is None:
+        name = "Menu Bar"  # the tree gives the menu bar no name; let ``within`` reach it
+    bounds = None if match.group(6) is None else tuple(int(match.group(i)) for i in range(6, 10))
+    return (len(match.group("indent")), role, name, _unescape(match.group(4)), bounds,  # type: ignore[return-value]
+            frozenset(match.group("flags").split()))
+
+
+def accessibility_rows(tree: str) -> list[A11yRow]:
+    """:func:`accessibility_elements` as plain tuples (cheaper to make when only a few are kept): per
+    element its line's fields (:func:`parse_accessibility_line`), the names of its named containers
+    (outermost first) and the positions of all its containers; an element's position is its index."""
+    rows: list[A11yRow] = []
+    stack: list[tuple[int, str | None, int]] = []  # (indent, name, position) of the open containers
+    ancestors: tuple[str, ...] = ()
+    enclosing: tuple[int, ...] = ()
+    for line in tree.splitlines():
+        parsed = parse_accessibility_line(line)
+        if parsed is None:
+            continue
+        indent = parsed[0]
+        if stack and stack[-1][0] >= indent:
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            ancestors = tuple(n for _, n, _ in stack if n)
+            enclosing = tuple(p for _, _, p in stack)
+        rows.append((*parsed, ancestors, enclosing))
+        name = parsed[2]
+        stack.append((indent, name, len(rows) - 1))
+        ancestors = ancestors + (name,) if name else ancestors
+        enclosing = enclosing + (len(rows) - 1,)
+    return rows
 
 
 def _role_key(role: str) -> str:
