@@ -17,6 +17,7 @@ from mmenvs.core.actions import LOG_STRING_CHARS, clip_for_log, json_size
 from mmenvs.core.families import check_task_filter, matches
 
 from .catalog import full_name_map, toolset_tools, ui_tools
+from .images import fitted_image
 from .scenario import Scenario, load_scenario, shipped_scenario_paths, ui_scenario_paths
 from .schema import column_kinds
 from .rouge import rouge_l_text
@@ -53,6 +54,7 @@ class ToolSandboxEpisode:
     current_image: str | None = None  # the image shown in the observation
     obs_image: np.ndarray | None = None  # current_image letterboxed (None: not fitted yet)
     obs_image_of: str | None = None  # the image obs_image shows
+    real_scenario_pixels: bool = True  # False: the scenario's images may be placeholder_images' blanks
     reported_images: set[str] = field(default_factory=set)  # visible images info["images"] has named
     oracle_cursor: int = 0  # the next reference-solution step
     shown_count: int = 0  # entries of world.shown_to_user already reported
@@ -279,16 +281,16 @@ class MMToolSandboxEnv(MMEnv):
     def _load_shipped(self, task_id: str) -> Scenario:
         files = ui_scenario_paths() if self.mode == "ui" else shipped_scenario_paths()
         if task_id in files:
-            scenario = load_scenario(files[task_id], ui=self.mode == "ui")
+            scenario = load_scenario(files[task_id], ui=self.mode == "ui", load_images=True)
             if scenario.id != task_id:
                 raise ValueError(f"{files[task_id]}: field 'id' is {scenario.id!r} but the file is named {task_id}.json")
             return scenario
         if self.mode == "ui" and task_id in UI_SUITE:  # stored, not converted on load: the converter cannot change it
-            return load_scenario(UI_SUITE.load(task_id), ui=True)
+            return load_scenario(UI_SUITE.load(task_id), ui=True, load_images=True)
         if self.mode != "ui":
             for name in PINNED_SUITES:
                 if task_id in pinned_suite(name):
-                    return load_scenario(pinned_suite(name).load(task_id))
+                    return load_scenario(pinned_suite(name).load(task_id), load_images=True)
         sample = ", ".join(self.task_ids()[:3]) or ", ".join(list(files)[:3])
         raise ValueError(f"MMToolSandbox-v0 (mode={self.mode!r}, suite={self.suite!r}): unknown task_id {task_id!r}; "
                          f"the suite has {len(self.task_ids())} scenarios, e.g. {sample}")
@@ -298,7 +300,7 @@ class MMToolSandboxEnv(MMEnv):
             from .generator.suites import train_scenario  # the generator is loaded only to make a fresh scenario
 
             if not self.task_filter:
-                return load_scenario(train_scenario(int(rng.integers(2**31))))
+                return load_scenario(train_scenario(int(rng.integers(2**31))), load_images=True)
             # the family asked of the generator directly: a (flow, app group) cell and the axes it allows
             flow, group = self._train_cells[int(rng.integers(len(self._train_cells)))]
             axes = {"flow": flow, "apps": group}
@@ -311,13 +313,13 @@ class MMToolSandboxEnv(MMEnv):
                 axes["difficulty"] = float(difficulty[int(rng.integers(len(difficulty)))])
             elif isinstance(difficulty, dict):
                 axes["difficulty"] = round(float(rng.uniform(max(0.0, difficulty["min"]), min(1.0, difficulty["max"]))), 2)
-            return load_scenario(train_scenario(int(rng.integers(2**31)), **axes))
+            return load_scenario(train_scenario(int(rng.integers(2**31)), **axes), load_images=True)
         return super().sample_task(rng)
 
     def task_from_spec(self, spec: Mapping[str, Any] | str | Path | Scenario) -> Scenario:
         if isinstance(spec, Scenario):  # already validated (and its template built): reuse it
             return spec
-        return load_scenario(spec, ui=self.mode == "ui", image_root=self.image_root)
+        return load_scenario(spec, ui=self.mode == "ui", image_root=self.image_root, load_images=True)
 
     def task_metadata(self) -> dict[str, Any]:
         meta = self.task.metadata
@@ -348,7 +350,10 @@ class MMToolSandboxEnv(MMEnv):
     def begin(self, task: Scenario) -> str:
         if self.episode.world is not None:
             self.episode.world.close()
+        task.start_loading_pixels()  # usually started when the scenario was parsed; read while the world is built
         world = World.from_template(task.template(), task.reference_time, self.images)
+        if "before" not in task.cache:  # every reset of a scenario starts from the same rows
+            task.cache["before"] = snapshot(world.conn)
         for key, pixels in zip(task.images, task.pixels()):
             self.images.add(pixels, op="scenario_image", meta={"key": key})
         # Images already kept on the phone (gallery photos, image files) are the agent's to use from the start.
@@ -356,9 +361,8 @@ class MMToolSandboxEnv(MMEnv):
             for row in task.initial_entities.get(table_name, []):
                 if row.get("image_id") in self.images:
                     world.visible.add(row["image_id"])
-        if "before" not in task.cache:  # every reset of a scenario starts from the same rows
-            task.cache["before"] = snapshot(world.conn)
-        self.episode = ToolSandboxEpisode(world=world, before=task.cache["before"])
+        self.episode = ToolSandboxEpisode(world=world, before=task.cache["before"],
+                                          real_scenario_pixels=not task.pixels_are_placeholders)
         self.search.reset()
         self.max_messages = self._max_messages_given or task.max_messages
         if not self._max_steps_given:
@@ -592,9 +596,11 @@ class MMToolSandboxEnv(MMEnv):
         if episode.obs_image is None or episode.obs_image_of != episode.current_image:
             record = None if episode.current_image is None else self.images.record(episode.current_image)
             if record is not None and record.op == "scenario_image":  # the same pixels every episode
-                key = ("letterboxed", record.meta["key"], self.obs_size)
-                if key not in self.task.cache:
-                    self.task.cache[key] = letterbox(record.array, self.obs_size)
+                real = episode.real_scenario_pixels
+                key = ("letterboxed", record.meta["key"], self.obs_size, real)
+                if key not in self.task.cache:  # a rendered image's fitting is kept on disk, beside its pixels
+                    self.task.cache[key] = (fitted_image(self.task.images[record.meta["key"]], record.array, self.obs_size)
+                                            if real else letterbox(record.array, self.obs_size))
                 episode.obs_image = self.task.cache[key]
             else:
                 episode.obs_image = letterbox(self.frame(), self.obs_size)

@@ -14,9 +14,10 @@ them) but the user simulator never reads them.
 
 Rendered pixels are kept in a small per-process cache (the scenario generator renders an image to
 check it, and the env that then loads the scenario reuses the pixels) and on disk
-(:mod:`mmenvs.core.pixel_cache`: a new process decodes in ~5 ms what takes ~18 ms to draw). Inside a
-:class:`placeholder_images` block, a spec that is not cached yet gives a blank 8×8 image instead:
-replaying a reference solution never looks at pixels, so it need not pay for drawing them.
+(:mod:`mmenvs.core.pixel_cache`: raw pixels with a checksum, which a new process reads back in ~0.5 ms
+where drawing takes ~18 ms). Inside a :class:`placeholder_images` block, a spec that is not cached yet
+gives a blank 8×8 image instead: replaying a reference solution never looks at pixels, so it need not
+pay for drawing them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -32,7 +34,7 @@ from PIL import Image
 
 from mmenvs.core import registry_path
 from mmenvs.core.images import allowed_image_path, read_image_file
-from mmenvs.core.pixel_cache import PixelDiskCache, source_version
+from mmenvs.core.pixel_cache import PixelDiskCache, cache_root, source_version
 
 from .renderers import render
 
@@ -46,21 +48,47 @@ _PLACEHOLDER.setflags(write=False)
 
 
 _disk: PixelDiskCache | None = None
+_fitted_disk: PixelDiskCache | None = None
+
+
+def _rendering_sources() -> list[Path]:
+    from mmenvs.core import fonts
+
+    here = Path(__file__).parent
+    return [*(here / "renderers").glob("*.py"), Path(fonts.__file__), *fonts.FONT_DIR.glob("*.ttf")]
+
+
+def _library_versions() -> tuple[str, ...]:
+    import cv2
+    import PIL
+
+    return np.__version__, PIL.__version__, cv2.__version__
+
+
+@lru_cache(maxsize=None)
+def _versions() -> tuple[str, str]:
+    """The disk caches' versions: of the renderings, and of their letterboxed fittings (also the letterbox's source)."""
+    from mmenvs.core import spaces
+
+    sources, libraries = _rendering_sources(), _library_versions()
+    return source_version(sources, *libraries), source_version([*sources, Path(spaces.__file__)], *libraries)
 
 
 def _disk_cache() -> PixelDiskCache:
-    """Renderings on disk, keyed by the renderers' and fonts' source (a changed renderer draws anew)."""
+    """Renderings on disk, keyed by the renderers' and fonts' source (a changed renderer draws anew).
+    Opened again when ``$MMENVS_CACHE_DIR`` changed since (a test or benchmark pointing it elsewhere)."""
     global _disk
-    if _disk is None:
-        import cv2
-        import PIL
-
-        from mmenvs.core import fonts
-
-        here = Path(__file__).parent
-        files = [*(here / "renderers").glob("*.py"), Path(fonts.__file__), *fonts.FONT_DIR.glob("*.ttf")]
-        _disk = PixelDiskCache("toolsandbox-images", source_version(files, np.__version__, PIL.__version__, cv2.__version__))
+    if _disk is None or _disk.root != cache_root():
+        _disk = PixelDiskCache("toolsandbox-images", _versions()[0])
     return _disk
+
+
+def _fitted_disk_cache() -> PixelDiskCache:
+    """Renderings letterboxed to an observation size (as :func:`_disk_cache`)."""
+    global _fitted_disk
+    if _fitted_disk is None or _fitted_disk.root != cache_root():
+        _fitted_disk = PixelDiskCache("toolsandbox-fitted", _versions()[1])
+    return _fitted_disk
 
 
 def _cache_key(spec: Mapping[str, Any]) -> str:
@@ -106,6 +134,26 @@ def render_spec(spec: Mapping[str, Any], where: str = "image") -> np.ndarray:
     return pixels
 
 
+def fitted_image(spec: Mapping[str, Any] | str, pixels: np.ndarray, obs_size: tuple[int, int]) -> np.ndarray:
+    """``letterbox(pixels, obs_size)`` for the observation, where ``pixels`` are the real pixels of the
+    scenario image ``spec`` (never placeholders). A ``rendered`` spec's fitting is read from or kept in the
+    disk cache (it is as deterministic as the rendering: ~0.3 ms to read, ~2 ms to fit); the array is read-only."""
+    from mmenvs.core.spaces import letterbox
+
+    height, width = (int(n) for n in obs_size)
+    rendered = isinstance(spec, Mapping) and spec.get("generator") == RENDERED
+    key = json.dumps({"image": _cache_key(spec), "obs_size": [height, width]}, sort_keys=True) if rendered else ""
+    if rendered:
+        cached = _fitted_disk_cache().get(key)
+        if cached is not None and cached.shape == (height, width, 3):
+            return cached
+    fitted = letterbox(pixels, (height, width))
+    fitted.setflags(write=False)
+    if rendered:
+        _fitted_disk_cache().put(key, fitted)
+    return fitted
+
+
 def clear_cache() -> None:
     """Forget every cached rendering (benchmarks use it to time cold renders)."""
     with _lock:
@@ -113,7 +161,9 @@ def clear_cache() -> None:
 
 
 class placeholder_images:
-    """Within this block every ``rendered`` spec that is not cached yet loads as a blank 8×8 image."""
+    """Within this block every ``rendered`` spec that is not cached yet loads as a blank 8×8 image.
+
+    The block holds for the thread that enters it (:meth:`Scenario.pixels` carries it to the image threads)."""
 
     def __enter__(self) -> "placeholder_images":
         self._before = getattr(_state, "placeholder", False)
@@ -124,8 +174,13 @@ class placeholder_images:
         _state.placeholder = self._before
 
 
+def placeholders_active() -> bool:
+    """Whether this thread is inside a :class:`placeholder_images` block."""
+    return bool(getattr(_state, "placeholder", False))
+
+
 def _rendered(spec: Mapping[str, Any], where: str) -> np.ndarray:
-    if getattr(_state, "placeholder", False):
+    if placeholders_active():
         with _lock:
             cached = _cache.get(_cache_key(spec))
         return cached if cached is not None else _PLACEHOLDER

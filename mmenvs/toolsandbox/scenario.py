@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -19,7 +19,7 @@ import numpy as np
 
 from mmenvs.core import load_json, registry_path
 
-from .images import image_file, image_roots, render_image
+from .images import image_file, image_roots, placeholder_images, placeholders_active, render_image
 from .ui.decide import UIDecision, parse_decisions
 from .ui.schema import ScreenError, validate_screen
 from .schema import APPS
@@ -96,6 +96,9 @@ class Scenario:
     task_completion_criteria: str = ""
     _template: bytes | None = field(default=None, repr=False)
     _pixels: list[np.ndarray] | None = field(default=None, repr=False)
+    _pixels_are_placeholders: bool = field(default=False, repr=False, compare=False)  # loaded in a placeholder_images block
+    _loading: list[Future] | None = field(default=None, repr=False, compare=False)  # images being loaded on the image threads
+    _loading_placeholders: bool = field(default=False, repr=False, compare=False)
     #: Per-scenario values an env may reuse across resets (the initial snapshot and evaluation).
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     #: The folders the scenario's image paths may name files in (the registry, and an opted-in image_root).
@@ -110,16 +113,69 @@ class Scenario:
             self._template = build_template(self.initial_entities, self.reference_time, self.source)
         return self._template
 
+    def _image_jobs(self) -> list[tuple[Any, str]]:
+        return [(spec, f"{self.source}: field 'images.{key}'") for key, spec in self.images.items()]
+
+    def _load_image(self, spec: Any, where: str, placeholders: bool) -> np.ndarray:
+        """One image, on whichever thread: a ``placeholder_images`` block is thread-local, so the caller's
+        choice travels with the job."""
+        if placeholders:
+            with placeholder_images():
+                return render_image(spec, where, self.image_roots)
+        return render_image(spec, where, self.image_roots)
+
+    def start_loading_pixels(self) -> None:
+        """Start reading (or drawing) the images on the image threads and return at once: an env calls it
+        before it builds the world, so the two overlap. :meth:`pixels` waits for the result (and raises
+        any error of an image spec, as it would have)."""
+        if self._loading is not None or len(self.images) < 2:  # one image: no thread hop, pixels() loads it
+            return
+        placeholders = placeholders_active()
+        if self._pixels is not None and (placeholders or not self._pixels_are_placeholders):
+            return  # already loaded, and good enough here (real pixels, or placeholders in a placeholder block)
+        pool = _image_pool()
+        self._loading = [pool.submit(self._load_image, spec, where, placeholders) for spec, where in self._image_jobs()]
+        self._loading_placeholders = placeholders
+
     def pixels(self) -> list[np.ndarray]:
-        """The scenario's images in ``images`` order (rendered once; drawn or decoded side by side:
-        both release the GIL for most of their time)."""
+        """The scenario's images in ``images`` order (loaded once; read, decoded or drawn side by side:
+        all three release the GIL for most of their time). Placeholders loaded inside a
+        ``placeholder_images`` block are never returned outside one: the real images are loaded then."""
+        placeholders = placeholders_active()
+        if self._loading is not None and self._loading_placeholders and not placeholders:
+            self._loading = None  # started for a placeholder block: left to finish, its results unused
+        if self._loading is not None:
+            self._pixels, self._pixels_are_placeholders = self._wait_for_loading(), self._loading_placeholders
+        if self._pixels is not None and self._pixels_are_placeholders and not placeholders:
+            self._pixels = None
         if self._pixels is None:
-            jobs = [(spec, f"{self.source}: field 'images.{key}'") for key, spec in self.images.items()]
-            if len(jobs) > 1:
-                self._pixels = list(_image_pool().map(lambda job: render_image(job[0], job[1], self.image_roots), jobs))
+            self.start_loading_pixels()
+            if self._loading is not None:
+                self._pixels = self._wait_for_loading()
             else:
-                self._pixels = [render_image(spec, where, self.image_roots) for spec, where in jobs]
+                self._pixels = [self._load_image(spec, where, placeholders) for spec, where in self._image_jobs()]
+            self._pixels_are_placeholders = placeholders
         return self._pixels
+
+    @property
+    def pixels_are_placeholders(self) -> bool:
+        """Whether the images :meth:`pixels` returned last were loaded inside a ``placeholder_images`` block
+        (some may be blanks)."""
+        return self._pixels_are_placeholders
+
+    def _wait_for_loading(self) -> list[np.ndarray]:
+        """The images started by :meth:`start_loading_pixels`, in order (the first error raised, after all finished)."""
+        loading, self._loading = self._loading or [], None
+        results: list[np.ndarray] = []
+        error: BaseException | None = None
+        for future in loading:
+            try:
+                results.append(future.result())
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, once every job is done
+                error = error or exc
+        if error is not None:
+            raise error
+        return results
 
     def ui_expectations(self) -> list[dict[str, Any]]:
         """The ``expect`` of every ``show_ui_to_user`` step of the reference solution, in order ({} when none):
@@ -183,8 +239,12 @@ def _substitute(value: Any, images: Mapping[str, Any], source: str, path: str) -
     return value
 
 
-def parse_scenario(data: Any, source: str, *, ui: bool = False, image_root: str | Path | None = None) -> Scenario:
+def parse_scenario(data: Any, source: str, *, ui: bool = False, image_root: str | Path | None = None,
+                   load_images: bool = False) -> Scenario:
     """Validate a scenario object (``source`` names it in errors) and return a ``Scenario``.
+
+    ``load_images=True`` (an env about to reset with it) starts loading the images on the image threads
+    while the initial database is built (:meth:`Scenario.start_loading_pixels`).
 
     ``ui=True`` parses a UI-mode scenario: rounds may hold private ``ui`` decisions, the reference
     solution may call the UI tools (its screens are validated), and ``base`` names a scenario to inherit from.
@@ -310,17 +370,21 @@ def parse_scenario(data: Any, source: str, *, ui: bool = False, image_root: str 
 
     scenario = Scenario(scenario_id, source, description, reference_time, dict(entities), dict(images), rounds, expected, specs,
                         [dict(s) for s in solution], dict(meta), max_messages, criteria, image_roots=roots)
+    if load_images:
+        scenario.start_loading_pixels()
     scenario.template()  # validates initial_entities now (errors name the table and row)
     return scenario
 
 
-def load_scenario(spec: Mapping[str, Any] | str | Path, *, ui: bool = False, image_root: str | Path | None = None) -> Scenario:
+def load_scenario(spec: Mapping[str, Any] | str | Path, *, ui: bool = False, image_root: str | Path | None = None,
+                  load_images: bool = False) -> Scenario:
     """A scenario from a dict or from a JSON file path (``ui=True``: a UI-mode scenario); its image paths
-    may name files in the registry or ``image_root``."""
+    may name files in the registry or ``image_root``. ``load_images``: as in :func:`parse_scenario`."""
     if isinstance(spec, (str, Path)):
-        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec), ui=ui, image_root=image_root)
+        return parse_scenario(load_json(spec, "MMToolSandbox scenario"), str(spec), ui=ui, image_root=image_root,
+                              load_images=load_images)
     name = f"inline scenario {str(spec.get('id', '?'))[:64]!r}" if isinstance(spec, Mapping) else "inline scenario"
-    return parse_scenario(spec, name, ui=ui, image_root=image_root)
+    return parse_scenario(spec, name, ui=ui, image_root=image_root, load_images=load_images)
 
 
 _EXPECT_KEYS = ("element_id", "card_id", "form_id", "selected", "form_values")
