@@ -90,3 +90,88 @@ def test_menu_targets_equal_the_plain_computation_along_a_random_run():
         assert len(seen_trees) > 20  # the run went through many screens
     finally:
         env.close()
+
+
+# ---------------------------------------------------------------------------------------------- the sim's caches
+def _replay(seed: int, steps: int, full_frame_every: int = 0) -> list[tuple]:
+    """Observations (image, a11y, the menu's labels) of a masked random run, and every
+    ``full_frame_every`` steps the full-size screenshot, from a fresh env."""
+    from mmenvs.wrappers import MacAgentMenu
+
+    env = MacAgentMenu(gym.make("MacAgent-v0", obs_size=(128, 128), store_screenshots=False))
+    try:
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        out = [(obs["image"].copy(), obs["a11y"], tuple(env.describe()), None)]
+        for i in range(steps):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, _r, terminated, truncated, info = env.step(action)
+            full = env.unwrapped.frame().copy() if full_frame_every and i % full_frame_every == 0 else None
+            out.append((obs["image"].copy(), obs["a11y"], tuple(env.describe()), full))
+            if terminated or truncated:
+                obs, info = env.reset()
+                out.append((obs["image"].copy(), obs["a11y"], tuple(env.describe()), None))
+        return out
+    finally:
+        env.close()
+
+
+def _caches_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mmenvs.macagent.backends.sim import desktop, display_list
+
+    monkeypatch.setattr(display_list, "enabled", False)
+    desktop._LAYERS.items.clear()  # nothing drawn with the caches on is reused
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_low_res_observations_equal_the_uncached_path_for_the_same_actions(seed, monkeypatch):
+    fast = _replay(seed, 150, full_frame_every=7)
+    _caches_off(monkeypatch)
+    plain = _replay(seed, 150, full_frame_every=7)
+    assert len(fast) == len(plain)
+    changed_images = 0
+    for i, ((image, a11y, labels, full), (p_image, p_a11y, p_labels, p_full)) in enumerate(zip(fast, plain)):
+        assert a11y == p_a11y, f"step {i}: the accessibility tree differs"
+        assert labels == p_labels, f"step {i}: the menu differs"
+        assert np.array_equal(image, p_image), f"step {i}: the observation image differs"
+        if full is not None:
+            assert np.array_equal(full, p_full), f"step {i}: the full-size screenshot differs"
+        changed_images += i > 0 and not np.array_equal(image, fast[i - 1][0])
+    assert changed_images > 30  # the run changed the screen often: the caches were exercised
+
+
+def test_display_lists_compare_every_call_argument_and_pasted_pixels():
+    from PIL import Image
+
+    from mmenvs.macagent.backends.sim import display_list
+    from mmenvs.macagent.backends.sim.theme import font
+
+    def record(text: str, fill: tuple, icon: Image.Image) -> display_list.DrawRecorder:
+        r = display_list.DrawRecorder((40, 30))
+        r.rectangle((0, 0, 9, 9), fill=fill)
+        r.text((5, 15), text, font=font(12), fill=(0, 0, 0), anchor="lm")
+        r.polygon([(1, 1), (5, 1), (3, 4)], fill=fill)
+        r._image.paste(icon, (20, 10), icon)
+        return r
+
+    red = Image.new("RGBA", (8, 8), (255, 0, 0, 255))
+    base = record("abc", (1, 2, 3), red)
+    assert record("abc", (1, 2, 3), red.copy()).ops == base.ops  # an equal icon made again compares equal
+    assert record("abd", (1, 2, 3), red).ops != base.ops
+    assert record("abc", (1, 2, 4), red).ops != base.ops
+    assert record("abc", (1, 2, 3), Image.new("RGBA", (8, 8), (255, 0, 1, 255))).ops != base.ops
+    with pytest.raises(display_list.Unrecordable):
+        base._image.crop((0, 0, 4, 4))  # reading pixels back cannot be recorded
+    with pytest.raises(display_list.Unrecordable):
+        base.bitmap((0, 0), red)
+    # a replay paints what direct drawing paints
+    direct, replayed = Image.new("RGB", (40, 30), (9, 9, 9)), Image.new("RGB", (40, 30), (9, 9, 9))
+    from mmenvs.macagent.backends.sim.theme import Draw
+
+    d = Draw(direct)
+    d.rectangle((0, 0, 9, 9), fill=(1, 2, 3))
+    d.text((5, 15), "abc", font=font(12), fill=(0, 0, 0), anchor="lm")
+    d.polygon([(1, 1), (5, 1), (3, 4)], fill=(1, 2, 3))
+    direct.paste(red, (20, 10), red)
+    base.replay(replayed)
+    assert np.array_equal(np.asarray(direct), np.asarray(replayed)) and np.asarray(direct).std() > 0

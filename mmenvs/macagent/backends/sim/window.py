@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from PIL import Image, ImageDraw
 
-from . import composite
+from . import composite, display_list
 from .theme import Draw, Theme, font
 from .widgets import Button, Editor, MouseEvent, Rect, TextField, Widget, fit_text
 
@@ -60,12 +60,14 @@ class Window:
         self._surface_arr: np.ndarray | None = None
         self._small_key: tuple | None = None  # render_scaled's cache: key and the downscaled pixels
         self._small_arr: np.ndarray | None = None
+        self._list_key: tuple | None = None  # the display list (and scaling) _small_arr was drawn from
         self.small_serial = 0
         self.surface_serial = 0  # bumps on every re-render (compositing caches key on it)
 
     def release(self) -> None:
         """Forget the rendered surface and widgets (their closures reference the app)."""
         self._surface_arr = self._small_arr = None
+        self._list_key = None
         self.widgets = []
         self._layout_key = self._surface_key = self._small_key = None
         if self.sheet is not None:
@@ -220,17 +222,45 @@ class Window:
             return self._small_arr
         if key[0] == self._surface_key and self._surface_arr is not None:
             small = composite.block_resize(self._surface_arr, size, k, phase)
+            self._list_key = None  # these pixels come from the full surface (cv2), not from a display list
         else:
-            with composite.canvas((self.w, self.h), theme.window_bg) as (img, rgbx):
-                self._draw(img, widgets, theme, active)
-                small = composite.block_reduce(img, size, k, phase)  # a new image's pixels: the canvas is shared
+            small = self._draw_scaled(widgets, theme, active, key[1:])
+            if small is self._small_arr:  # the same drawing as last time: the same pixels, nothing to recompose
+                self._small_key = key
+                return small
         small.flags.writeable = False
         self._small_key, self._small_arr = key, small
         self.small_serial += 1
         return small
 
+    def _draw_scaled(self, widgets: list[Widget], theme: Theme, active: bool, scaling: tuple) -> np.ndarray:
+        """The window drawn and reduced by ``scaling`` (size, k, phase). The drawing is first recorded as a
+        display list: when it makes the same calls as the one that made the current small surface, that
+        surface is returned as it is (no pixels drawn); otherwise the list is replayed onto the canvas."""
+        size, k, phase = scaling
+        if display_list.enabled:
+            recorder = display_list.DrawRecorder((self.w, self.h))
+            try:
+                self._paint(recorder, widgets, theme, active)
+            except display_list.Unrecordable:
+                self._list_key = None
+            else:
+                list_key = (recorder.ops, scaling, self.w, self.h, theme.window_bg)
+                if list_key == self._list_key and self._small_arr is not None:
+                    return self._small_arr
+                self._list_key = list_key
+                with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
+                    recorder.replay(img)
+                    return composite.block_reduce(img, size, k, phase)  # a new image's pixels: the canvas is shared
+        with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
+            self._draw(img, widgets, theme, active)
+            return composite.block_reduce(img, size, k, phase)
+
     def _draw(self, img: Image.Image, widgets: list[Widget], theme: Theme, active: bool) -> None:
-        d = Draw(img)
+        self._paint(Draw(img), widgets, theme, active)
+
+    def _paint(self, d: Any, widgets: list[Widget], theme: Theme, active: bool) -> None:
+        """Draw the window's frame and widgets with ``d`` (a ``theme.Draw`` or a display-list recorder)."""
         if self.title_h:
             d.rectangle((0, 0, self.w, self.title_h - 1), fill=theme.titlebar_bg)
             d.line((0, self.title_h - 1, self.w, self.title_h - 1), fill=theme.separator)
