@@ -189,11 +189,16 @@ class MenuObservation(gym.Wrapper):
             raise ValueError("MenuObservation: no action menu (a wrapper with describe()) inside this env") from None
         self.size = len(self._describe())
         self.key, self.encoder, self.flat = key, HashedText(dim, bigrams=False), bool(flat)
+        self._encoded = {}
         shape = (self.size * self.encoder.dim,) if self.flat else (self.size, self.encoder.dim)
         self.observation_space = spaces.Dict({**env.observation_space.spaces, key: spaces.Box(-1.0, 1.0, shape=shape, dtype=np.float32)})
 
+    #: Encoded labels kept within an episode (most slots hold the same option from one step to the next).
+    CACHE_LABELS = 4096
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
+        self._encoded: dict[str, np.ndarray] = {}
         return self._with_menu(obs), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -202,7 +207,12 @@ class MenuObservation(gym.Wrapper):
 
     def _with_menu(self, obs: dict[str, Any]) -> dict[str, Any]:
         rows = np.zeros((self.size, self.encoder.dim), dtype=np.float32)
+        if len(self._encoded) > self.CACHE_LABELS:
+            self._encoded.clear()
         for i, label in enumerate(self._describe()):
             if label:
-                rows[i] = self.encoder(label)
+                row = self._encoded.get(label)
+                if row is None:
+                    row = self._encoded[label] = self.encoder(label)
+                rows[i] = row
         return {**obs, self.key: rows.reshape(-1) if self.flat else rows}

@@ -10,7 +10,7 @@ uses is something the agent has been shown, except which tools the scenario need
 
 from __future__ import annotations
 
-import itertools
+import functools
 import json
 import re
 import typing
@@ -134,10 +134,10 @@ class MMToolSandboxMenu(ActionMenu):
         for message in self._base.episode.transcript:
             if message.get("role") == "user" and isinstance(message.get("text"), str):
                 found.extend(("user", v) for v in _message_values(message["text"]))
-        seen: set[str] = set()
+        seen: set[tuple[Any, ...]] = set()
         ordered: list[tuple[str | None, Any]] = []
         for source, value in reversed(found):
-            key = json.dumps([source, value], default=str)
+            key = (source, type(value).__name__, value)  # 1 and 1.0 and "1" stay apart
             if key not in seen:
                 seen.add(key)
                 ordered.append((source, value))
@@ -186,9 +186,8 @@ class MMToolSandboxMenu(ActionMenu):
         while lists and _product_size(lists) > MAX_COMBINATIONS:  # shorten the longest list until the product is small
             longest = max(range(len(lists)), key=lambda i: len(lists[i]))
             lists[longest] = lists[longest][:-1]
-        combos = sorted(itertools.product(*[list(enumerate(options)) for options in lists]),
-                        key=lambda combo: (sum(i for i, _ in combo), [i for i, _ in combo]))  # best-ranked values first
-        return [{**dict(pair for _, pair in combo), **optional} for combo in combos[: self.calls_per_tool]]
+        picks = _best_index_tuples([len(options) for options in lists], self.calls_per_tool)  # best-ranked values first
+        return [{**dict(lists[k][i] for k, i in enumerate(indices)), **optional} for indices in picks]
 
     # ------------------------------------------------------------------ the menu
     def build_menu(self, obs: Any, info: dict[str, Any]) -> list[MenuOption | None]:
@@ -250,8 +249,34 @@ def _product_size(lists: list[list[Any]]) -> int:
     return size
 
 
-def _words(name: str | None) -> set[str]:
-    return set(re.findall(r"[a-z]+", (name or "").lower())) - {"id", "ids", "of", "the", "a"}
+def _best_index_tuples(sizes: list[int], limit: int) -> list[tuple[int, ...]]:
+    """The first ``limit`` index tuples (``0 <= t[k] < sizes[k]``) in the order of (sum of the indices, the
+    tuple): the combinations of the best-ranked values first. Enumerated by sum, without building the product."""
+    if not sizes:
+        return [()]
+    out: list[tuple[int, ...]] = []
+
+    def fill(prefix: tuple[int, ...], k: int, left: int) -> None:
+        if len(out) >= limit:
+            return
+        if k == len(sizes) - 1:
+            if left < sizes[k]:
+                out.append((*prefix, left))
+            return
+        rest = sum(size - 1 for size in sizes[k + 1:])  # the most the later indices can add up to
+        for i in range(max(0, left - rest), min(sizes[k] - 1, left) + 1):
+            fill((*prefix, i), k + 1, left - i)
+
+    for total in range(sum(size - 1 for size in sizes) + 1):
+        fill((), 0, total)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(name: str | None) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z]+", (name or "").lower())) - {"id", "ids", "of", "the", "a"}
 
 
 def _matches(param: str, source: str | None) -> int:

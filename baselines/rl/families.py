@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 
 import gymnasium as gym
 
-from mmenvs.wrappers import DiscreteActions, ImageOnly, MultiInputObservation
+from mmenvs.wrappers import DiscreteActions, ImageOnly, MenuObservation, MultiInputObservation
 from mmenvs.wrappers.discrete import ActionEntry
 
 #: A menu entry: a fixed action, or a function of the unwrapped env giving the action now
@@ -49,10 +49,17 @@ class Family:
     obs_size: tuple[int, int] = (84, 84)
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)  # both streams (max_steps, mode, …)
     text_dim: int = 256
+    last_result: bool = False  # "text" observations: add [the action failed, it made images, its reward]
     algo_kwargs: Mapping[str, Any] = field(default_factory=dict)
     #: A state-dependent menu wrapper (an ``mmenvs.wrappers.ActionMenu``) used instead of ``menu``'s fixed list;
     #: ``menu`` then only documents its layout (labels, entries unused).
-    menu_wrapper: Callable[[gym.Env], gym.Env] | None = None  # SB3 arguments tuned for the family (over train.ALGO_DEFAULTS)
+    menu_wrapper: Callable[[gym.Env], gym.Env] | None = None
+    #: With a state-dependent menu: add ``mmenvs.wrappers.MenuObservation`` rows of this width (0: none), what
+    #: every slot holds now, so a policy can score slots by content.
+    menu_rows: int = 0
+    #: The policy ``--algo maskable_ppo`` trains: None for SB3's default for the observation, "slots" for
+    #: ``baselines.rl.slot_policy.SlotScoringPolicy`` (scores each slot's row; needs ``menu_rows``).
+    policy: str | None = None
 
     def make(self, *, split: str, obs_size: tuple[int, int] | None = None, extra: Mapping[str, Any] | None = None) -> gym.Env:
         """The wrapped env of ``split`` ("train" or "eval"): menu actions, SB3 observations."""
@@ -67,10 +74,11 @@ class Family:
             env = DiscreteActions(env, self.menu()[0])
         if self.observation == "image":
             return ImageOnly(env)
-        if self.observation in ("image+text", "text"):
-            return MultiInputObservation(env, image=self.observation == "image+text", text_keys=("text",), instruction=True,
-                                         step=True, text_dim=self.text_dim)
-        raise ValueError(f"family {self.name!r}: unknown observation {self.observation!r}")
+        if self.observation not in ("image+text", "text"):
+            raise ValueError(f"family {self.name!r}: unknown observation {self.observation!r}")
+        env = MultiInputObservation(env, image=self.observation == "image+text", text_keys=("text",), instruction=True,
+                                    step=True, last_result=self.last_result, text_dim=self.text_dim)
+        return MenuObservation(env, dim=self.menu_rows) if self.menu_rows else env
 
     def menu_doc(self) -> list[str]:
         """What each action index means (a state-dependent menu: its layout)."""
@@ -178,6 +186,19 @@ FAMILIES: dict[str, dict[str, Family]] = {
             task_filter={"apps": "contacts"}, train_kwargs={"suite": "train"}, eval_kwargs={"suite": "benchmark"},
             heldout="MMToolSandbox-v0 pinned benchmark suite (registry/toolsandbox/suites/benchmark), app group contacts",
             menu=_toolsandbox_menu_doc, menu_wrapper=_toolsandbox_menu, observation="text", obs_size=(36, 36),
+            env_kwargs={"mode": "tool", "max_steps": 16}),
+        "records": Family(
+            env_id="MMToolSandbox-v0", name="records",
+            description="scenarios of the contacts, payments and todo app groups (the groups whose expected changes the "
+                        "candidate-call menu can express: measured, a fixed 'search each candidate tool, take its first call' "
+                        "player beats random there and nowhere else by as much): train on generated ones, evaluate on the "
+                        "pinned benchmark's 65; the policy scores every slot by what it holds (SlotScoringPolicy)",
+            task_filter={"apps": ["contacts", "payments", "todo"]}, train_kwargs={"suite": "train"},
+            eval_kwargs={"suite": "benchmark"},
+            heldout="MMToolSandbox-v0 pinned benchmark suite (registry/toolsandbox/suites/benchmark), app groups contacts, "
+                    "payments, todo",
+            menu=_toolsandbox_menu_doc, menu_wrapper=_toolsandbox_menu, observation="text", obs_size=(36, 36),
+            text_dim=128, last_result=True, menu_rows=32, policy="slots",
             env_kwargs={"mode": "tool", "max_steps": 16}),
     },
     "VTCBench-v0": {

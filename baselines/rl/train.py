@@ -95,9 +95,16 @@ def _with_filter(family: Any, task_filter: Mapping[str, Any]) -> Any:
     return replace(family, task_filter=dict(task_filter))
 
 
-def _policy_for(observation_space: Any) -> str:
+def _policy_for(observation_space: Any, family: Any, algo: str) -> Any:
+    """SB3's policy for the observation, or the family's own (``Family.policy``)."""
     from gymnasium import spaces
 
+    if family.policy == "slots" and algo == "maskable_ppo":
+        from .slot_policy import SlotScoringPolicy
+
+        return SlotScoringPolicy
+    if family.policy not in (None, "slots"):
+        raise ValueError(f"family {family.name!r}: unknown policy {family.policy!r} (None or 'slots')")
     if isinstance(observation_space, spaces.Dict):
         return "MultiInputPolicy"
     if isinstance(observation_space, spaces.Box) and observation_space.dtype == np.uint8 and len(observation_space.shape) == 3:
@@ -264,7 +271,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
     try:
         tuned = {k: v for k, v in chosen.algo_kwargs.items() if algo != "dqn" or k != "n_epochs"}
         kwargs = {**ALGO_DEFAULTS[algo], **tuned, **(algo_kwargs or {})}
-        policy = _policy_for(vec_env.observation_space)
+        policy = _policy_for(vec_env.observation_space, chosen, algo)
         if algo == "ppo":
             from stable_baselines3 import PPO as Algorithm
         elif algo == "maskable_ppo":
@@ -300,7 +307,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
         eval_env.close()
     result = {
         "env_id": env_id, "family": chosen.name, "description": chosen.description, "algo": algo, "steps": steps,
-        "n_envs": n_envs, "seed": seed, "policy": policy, "algo_kwargs": _jsonable(kwargs), "obs_size": list(size or chosen.obs_size),
+        "n_envs": n_envs, "seed": seed, "policy": policy if isinstance(policy, str) else policy.__name__, "algo_kwargs": _jsonable(kwargs), "obs_size": list(size or chosen.obs_size),
         "task_filter": _jsonable(chosen.task_filter), "menu": chosen.menu_doc(),
         "trained": summary([r["score"] for r in trained]), "random": summary([r["score"] for r in random_]),
         "heldout_suite": {"name": chosen.heldout, "kwargs": _jsonable(chosen.eval_kwargs), "task_ids": list(task_ids),
