@@ -653,7 +653,10 @@ class MMToolSandboxEnv(MMEnv):
         if self.episode.pristine and "initial_evaluation" in self.task.cache:  # nothing ran since reset
             cached = self.task.cache["initial_evaluation"]  # evaluation_info copies the details it reports
             return Evaluation(cached.score, cached.success, cached.details)
-        result = score_entity_diff(self.episode.before, snapshot(self.episode.world.conn), self.task.specs, self._kinds)
+        # At reset (nothing ran yet) the world holds the template's rows, which ``before`` already copied.
+        at_reset = self.episode.pristine and self.steps == 0
+        now = self.episode.before if at_reset else snapshot(self.episode.world.conn)
+        result = score_entity_diff(self.episode.before, now, self.task.specs, self._kinds)
         details = result.to_info()
         # As in the published evaluation, code that tripped a sandbox guardrail zeroes the episode's F1.
         failed = self.guardrail_zero and self.episode.guardrail_violations > 0
