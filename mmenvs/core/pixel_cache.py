@@ -15,7 +15,8 @@ the image again and the new entry replaces the bad one), never trusted and never
 the project's own renderings go in: nothing an agent controls names a file here (keys are hashed).
 
 Disk use. An entry costs its raw size (H×W×3 bytes + 64: ~1 MB for a 640×560 image; the pinned
-MMToolSandbox suites' 1,659 images take ~1.5 GB). Each namespace is bounded by
+MMToolSandbox suites' 1,659 images take ~1.5 GB in ``toolsandbox-images``; ``toolsandbox-fitted`` holds
+the observations letterboxed from those shown, ~0.6 MB each at 448×448). Each namespace is bounded by
 ``$MMENVS_CACHE_MAX_MB`` (default 2048 MB, all its versions together): a process that writes checks
 the total now and then and, over the bound, deletes the least recently used entries (a read refreshes
 an entry's mtime; a stale version's entries are never read, so they go first) until the namespace is
