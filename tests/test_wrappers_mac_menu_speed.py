@@ -175,3 +175,95 @@ def test_display_lists_compare_every_call_argument_and_pasted_pixels():
     direct.paste(red, (20, 10), red)
     base.replay(replayed)
     assert np.array_equal(np.asarray(direct), np.asarray(replayed)) and np.asarray(direct).std() > 0
+
+
+def test_a_recorded_call_paints_only_inside_its_box():
+    from PIL import Image
+
+    from mmenvs.macagent.backends.sim import display_list
+    from mmenvs.macagent.backends.sim.theme import Draw, font
+
+    rng = np.random.default_rng(7)
+    icon = Image.new("RGBA", (9, 7), (200, 10, 10, 255))
+    checked = 0
+    for trial in range(400):
+        r = display_list.DrawRecorder((120, 90))
+        x0, y0 = (float(v) for v in rng.integers(-20, 110, 2))
+        x1, y1 = x0 + float(rng.integers(0, 60)), y0 + float(rng.integers(0, 40))
+        width = int(rng.integers(1, 6))
+        kind = trial % 9
+        if kind == 0:
+            r.rectangle((x0, y0, x1, y1), fill=(255, 0, 0), outline=(0, 255, 0), width=width)
+        elif kind == 1:
+            r.rounded_rectangle((x0, y0, x1, y1), int(rng.integers(0, 12)), fill=None, outline=(0, 0, 255), width=width)
+        elif kind == 2:
+            r.ellipse([(x0, y0), (x1, y1)], outline=(255, 255, 0), width=width)
+        elif kind == 3:
+            r.line((x0, y0, x1 - 0.7, y1 + 0.3), fill=(255, 0, 255), width=width)
+        elif kind == 4:
+            r.polygon([(x0, y0), (x1, y0 + 3), (x0 + 5, y1)], fill=(0, 255, 255), outline=(9, 9, 9))
+        elif kind == 5:
+            r.arc((x0, y0, x1, y1), 20, 250, fill=(120, 0, 0), width=width)
+        elif kind == 6:
+            r.text((x0 + 0.5, y0), "Wg Ây", font=font(int(rng.integers(9, 30))), fill=(250, 250, 250),
+                   anchor=["lm", "mm", "rm", "la", None][int(rng.integers(5))])
+        elif kind == 7:
+            r._image.paste(icon, (int(x0), int(y0)), icon)
+        else:
+            r.pieslice((x0, y0, x1, y1), 0, 300, fill=(0, 120, 0), outline=(1, 1, 1), width=width)
+        box = display_list.op_bbox(r.ops[0])
+        assert box is not None, r.ops[0][0]
+        img = Image.new("RGB", (120, 90), (0, 0, 0))
+        r.replay(img)
+        painted = np.argwhere(np.asarray(img).any(axis=2))
+        if len(painted):
+            checked += 1
+            assert box[0] <= painted[:, 1].min() and painted[:, 1].max() < box[2], (r.ops[0], box)
+            assert box[1] <= painted[:, 0].min() and painted[:, 0].max() < box[3], (r.ops[0], box)
+    assert checked > 300
+    # the part of a drawing inside a box is replayed exactly by the calls that reach it
+    r = display_list.DrawRecorder((120, 90))
+    for i in range(30):
+        r.rectangle((i * 4, i * 3, i * 4 + 20, i * 3 + 15), fill=(i * 8, 255 - i * 8, 100))
+        r.text((i * 4, i * 3 + 5), f"t{i}", font=font(11), fill=(0, 0, 0), anchor="lm")
+    whole, part = Image.new("RGB", (120, 90), (5, 5, 5)), Image.new("RGB", (120, 90), (5, 5, 5))
+    r.replay(whole)
+    r.replay(part, within=(40, 30, 70, 60))
+    assert np.array_equal(np.asarray(whole)[30:60, 40:70], np.asarray(part)[30:60, 40:70])
+    assert not np.array_equal(np.asarray(whole), np.asarray(part))  # calls outside the box were skipped
+    assert display_list.changed_box(r.ops, r.ops) == (0, 0, 0, 0)
+    other = list(r.ops)
+    other[12] = ("rectangle", ((48, 36, 68, 51),), (("fill", (1, 2, 3)),))
+    box = display_list.changed_box(r.ops, other)  # what the old call (24, 18, 44, 33) and the new one paint
+    assert box[0] <= 24 and box[1] <= 18 and box[2] >= 69 and box[3] >= 52 and box[2] - box[0] < 60 and box[3] - box[1] < 45
+
+
+def test_patched_reduction_equals_a_whole_one():
+    from PIL import Image
+
+    from mmenvs.macagent.backends.sim import composite
+
+    rng = np.random.default_rng(11)
+    patched = 0
+    for _ in range(200):
+        w, h, k = int(rng.integers(30, 260)), int(rng.integers(30, 180)), int(rng.integers(2, 7))
+        phase = (int(rng.integers(-k + 1, k)), int(rng.integers(-k + 1, k)))
+        size = (composite.scaled(w, k), composite.scaled(h, k))
+        before = rng.integers(0, 255, (h, w, 4), dtype=np.uint8)
+        after = before.copy()
+        x0, y0 = int(rng.integers(-5, w)), int(rng.integers(-5, h))
+        box = (x0, y0, x0 + int(rng.integers(1, w // 2 + 2)), y0 + int(rng.integers(1, h // 2 + 2)))
+        cx0, cy0, cx1, cy1 = max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])
+        if cx1 > cx0 and cy1 > cy0:
+            after[cy0:cy1, cx0:cx1] = rng.integers(0, 255, (cy1 - cy0, cx1 - cx0, 4), dtype=np.uint8)
+        old = composite.block_reduce(Image.frombuffer("RGBX", (w, h), before, "raw", "RGBX", 0, 1), size, k, phase)
+        new_img = Image.frombuffer("RGBX", (w, h), after, "raw", "RGBX", 0, 1)
+        expected = composite.block_reduce(new_img, size, k, phase)
+        region = composite.reduced_region((h, w), size, k, phase, box)
+        assert region is not None
+        if region[1] is None:
+            assert np.array_equal(old, expected)
+            continue
+        assert np.array_equal(composite.patch_reduced(old, new_img, region, size, k, phase), expected)
+        patched += 1
+    assert patched > 150

@@ -118,6 +118,10 @@ class ScreenTracker:
         return image
 
     def _refresh(self) -> None:
+        with self.backend.observing():  # the frame and its tree, read back to back
+            self._refresh_now()
+
+    def _refresh_now(self) -> None:
         self._stale = False
         if self.low_res:
             self._full_stale = True

@@ -8,6 +8,7 @@ Coordinates are screen pixels of the screenshot (origin top-left). Key names fol
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
@@ -189,6 +190,12 @@ class MacBackend(ABC):
         """Move a simulated clock forward by ``seconds`` (only when ``simulated_clock`` is True)."""
         raise NotImplementedError(f"{type(self).__name__} has no simulated clock (simulated_clock is False): "
                                   "its time passes by itself, so nothing may move it")
+
+    def observing(self) -> contextlib.AbstractContextManager:
+        """A context in which the screen is read for one observation (screenshot, small frame,
+        accessibility tree, back to back, with no input between): a backend may compute what they share
+        once in it. The default shares nothing."""
+        return contextlib.nullcontext()
 
     def skills(self) -> tuple:
         """The skill library installed in every episode home (``~/.openclaw/skills``, listed by the hybrid

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import posixpath
@@ -204,6 +205,11 @@ class SimBackend(MacBackend):
         if composite.scale_factor(self.screen_size, size) < 2:
             return None
         return self.current_desktop().render_scaled(size)
+
+    def observing(self) -> contextlib.AbstractContextManager:
+        """One drawing pass of the desktop (``Desktop.drawing_pass``): the frame and the accessibility
+        tree of one observation share their folder listings and the menu bar's layout."""
+        return self.desktop.drawing_pass() if self.desktop is not None else contextlib.nullcontext()
 
     def damage_since(self, earlier: np.ndarray) -> tuple[int, int, int, int] | None:
         """A box (x0, y0, x1, y1) outside which the current frame equals ``earlier``, a frame

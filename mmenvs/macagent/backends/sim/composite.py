@@ -299,6 +299,42 @@ def block_reduce(img: Image.Image, size: tuple[int, int], k: int, phase: tuple[i
     return _pad_edges(out, size, pad_l, pad_t)
 
 
+#: a changed box covering more than this share of a layer's blocks is reduced whole (a patch saves nothing)
+PATCH_SHARE = 0.5
+
+
+def reduced_region(shape: tuple[int, ...], size: tuple[int, int], k: int, phase: tuple[int, int],
+                   box: tuple[int, int, int, int]) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int] | None] | None:
+    """For :func:`block_reduce` of an (h, w) layer into ``size``: the output blocks (j0, i0, j1, i1) whose
+    source pixels meet ``box`` (layer coordinates), and the layer box they cover (None when no whole
+    block meets it: the output does not change). None when a patch is not worth it or not exact here."""
+    blocks = _blocks(shape, size, k, phase)
+    if blocks is None:
+        return None
+    ox, oy, fw, fh, _pad_l, _pad_t = blocks
+    j0, i0 = max(0, (box[0] - ox) // k), max(0, (box[1] - oy) // k)
+    j1, i1 = min(fw, -(-(box[2] - ox) // k)), min(fh, -(-(box[3] - oy) // k))
+    if j1 <= j0 or i1 <= i0:
+        return (0, 0, 0, 0), None
+    if (j1 - j0) * (i1 - i0) > PATCH_SHARE * fw * fh:
+        return None
+    return (j0, i0, j1, i1), (ox + j0 * k, oy + i0 * k, ox + j1 * k, oy + i1 * k)
+
+
+def patch_reduced(previous: np.ndarray, img: Image.Image, region: tuple, size: tuple[int, int], k: int,
+                  phase: tuple[int, int]) -> np.ndarray:
+    """``block_reduce(img, size, k, phase)`` when it equals ``previous`` outside ``region``
+    (:func:`reduced_region`) and ``img`` is up to date inside it: only the region's blocks are reduced
+    (each output pixel averages its own block, so they come out as a whole reduction makes them), and the
+    edge rows and columns that repeat a neighbour are repeated again."""
+    (j0, i0, j1, i1), box = region
+    _ox, _oy, fw, fh, pad_l, pad_t = _blocks((img.height, img.width), size, k, phase)
+    out = np.array(previous)
+    core = out[pad_t: pad_t + fh, pad_l: pad_l + fw]
+    core[i0:i1, j0:j1] = np.asarray(img.reduce(k, box=box).convert("RGB"))
+    return np.ascontiguousarray(_pad_edges(core, size, pad_l, pad_t))
+
+
 @functools.lru_cache(maxsize=32)  # small: (h+2S)/k × (w+2S)/k each
 def _scaled_keep(w: int, h: int, opacity: int, size: tuple[int, int], k: int, phase: tuple[int, int]) -> np.ndarray:
     if w < _SHADOW_REFERENCE or h < _SHADOW_REFERENCE:

@@ -768,7 +768,8 @@ class Desktop(EventRouter):
                 if name == "|":
                     rd.line((lx + 5, 10, lx + 5, h - 10), fill=(150, 150, 150, 200), width=1)
                     continue
-                ic = load_icon(name, DOCK_ICON, day, self.now.strftime("%a").upper()) if name != "Trash" else load_icon("Trash", DOCK_ICON)
+                # only Calendar's icon shows the date: the others are cached once, not once per day
+                ic = load_icon(name, DOCK_ICON, day, self.now.strftime("%a").upper()) if name == "Calendar" else load_icon(name, DOCK_ICON)
                 region.alpha_composite(ic, (lx, DOCK_PAD))
                 if name == "Trash" and trash_full:
                     for k in range(3):
@@ -790,6 +791,10 @@ class Desktop(EventRouter):
         return self._dock
 
     def _menubar_layout(self) -> list[tuple[str, int, int]]:
+        """(title, x0, x1) of the menu bar's menus (once per drawing pass: the frame and the tree both ask)."""
+        return self.pass_memo("menubar_layout", self._compute_menubar_layout)
+
+    def _compute_menubar_layout(self) -> list[tuple[str, int, int]]:
         rects = []
         x = 12
         for i, (title, _items) in enumerate(self.menubar_menus()):

@@ -246,9 +246,20 @@ class Window:
                 self._list_key = None
             else:
                 list_key = (recorder.ops, scaling, self.w, self.h, theme.window_bg)
-                if list_key == self._list_key and self._small_arr is not None:
-                    return self._small_arr
-                self._list_key = list_key
+                previous, self._list_key = self._list_key, list_key
+                if previous is not None and previous[1:] == list_key[1:] and self._small_arr is not None:
+                    if previous[0] == recorder.ops:
+                        return self._small_arr
+                    # only the blocks where the two drawings may differ are drawn and reduced again
+                    changed = display_list.changed_box(previous[0], recorder.ops)
+                    region = composite.reduced_region((self.h, self.w), size, k, phase, changed) if changed else None
+                    if region is not None and region[1] is None:
+                        return self._small_arr  # the calls that changed paint only margins the reduction drops
+                    if region is not None:
+                        box = region[1]
+                        with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
+                            recorder.replay(img, within=box)
+                            return composite.patch_reduced(self._small_arr, img, region, size, k, phase)
                 with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
                     recorder.replay(img)
                     return composite.block_reduce(img, size, k, phase)  # a new image's pixels: the canvas is shared
