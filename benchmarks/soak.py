@@ -33,8 +33,9 @@ def soak(steps: int, workers: int, reset_every: int, sample_every: int, seed: in
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from mmenvs.benchmarks.harness import tree_pss_mb
+    from mmenvs.wrappers.vec_masks import VecInfoMasks
 
-    vec = SubprocVecEnv([_make_env for _ in range(workers)])
+    vec = VecInfoMasks(SubprocVecEnv([_make_env for _ in range(workers)]))  # masks from the step infos, as in training
     rng = np.random.default_rng(seed)
     samples: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -56,7 +57,7 @@ def soak(steps: int, workers: int, reset_every: int, sample_every: int, seed: in
                 vec.reset()
                 since_reset = 0
             if done_steps % (sample_every * workers) == 0 or done_steps >= steps:
-                pids = [p.pid for p in vec.processes]
+                pids = [p.pid for p in vec.venv.processes]
                 samples.append({"steps": done_steps, "seconds": round(time.perf_counter() - start, 1),
                                 "pss_mb": [round(tree_pss_mb(pid), 1) for pid in pids], "internal_errors": len(errors)})
                 if progress:
