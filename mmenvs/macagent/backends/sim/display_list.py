@@ -24,7 +24,8 @@ PAINT_METHODS = frozenset({"text", "rounded_rectangle", "rectangle", "line", "el
                            "chord", "point", "multiline_text", "regular_polygon"})
 
 
-#: Whether windows record display lists (tests turn it off to compare with direct drawing).
+#: Whether windows record display lists and keep their accessibility lines (tests turn it off to compare
+#: with direct drawing and fresh lines).
 enabled = True
 
 

@@ -61,13 +61,16 @@ class Window:
         self._small_key: tuple | None = None  # render_scaled's cache: key and the downscaled pixels
         self._small_arr: np.ndarray | None = None
         self._list_key: tuple | None = None  # the display list (and scaling) _small_arr was drawn from
+        self._a11y_key: tuple | None = None  # a11y_lines's cache: what they were made from, and the lines
+        self._a11y_lines: list[str] = []
         self.small_serial = 0
         self.surface_serial = 0  # bumps on every re-render (compositing caches key on it)
 
     def release(self) -> None:
         """Forget the rendered surface and widgets (their closures reference the app)."""
         self._surface_arr = self._small_arr = None
-        self._list_key = None
+        self._list_key = self._a11y_key = None
+        self._a11y_lines = []
         self.widgets = []
         self._layout_key = self._surface_key = self._small_key = None
         if self.sheet is not None:
@@ -292,6 +295,19 @@ class Window:
             d.rounded_rectangle((0, 0, self.w - 1, self.h - 1), 10, outline=theme.control_border)
 
     def a11y_lines(self, indent: str, active: bool) -> list[str]:
+        """The window's lines of the accessibility tree. Kept while what its pixels show is unchanged (the
+        key ``render`` caches on, with the theme that drew them last) and the window stays where it is;
+        the editors' texts are part of the key too, as a value may change below what is drawn."""
+        theme = self.desktop.theme
+        key = (self._surface_state(theme, active)[1], self.rect, indent, active,
+               tuple(e.text for e in self.editors.values())) if display_list.enabled else None
+        if key is not None and key == self._a11y_key:
+            return self._a11y_lines
+        lines = self._make_a11y_lines(indent, active)
+        self._a11y_key, self._a11y_lines = key, lines
+        return lines
+
+    def _make_a11y_lines(self, indent: str, active: bool) -> list[str]:
         x0, y0, _, _ = self.rect
         role = "AXSheet" if self.parent is not None else "AXWindow"
         flags = " focused" if active else ""
