@@ -267,6 +267,10 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
     factories = [functools.partial(_make_env, env_id, chosen.name, "train", rank, str(out / "monitor"), size, chosen.task_filter)
                  for rank in range(n_envs)]
     vec_env = SubprocVecEnv(factories) if vec == "subproc" and n_envs > 1 else DummyVecEnv(factories)
+    if algo == "maskable_ppo":
+        from mmenvs.wrappers.vec_masks import VecInfoMasks
+
+        vec_env = VecInfoMasks(vec_env)  # the masks ride back with each step: no second round trip to the workers
     started = time.monotonic()
     try:
         tuned = {k: v for k, v in chosen.algo_kwargs.items() if algo != "dqn" or k != "n_epochs"}
