@@ -131,7 +131,7 @@ def test_records_family_observes_the_menu_rows_and_context():
     try:
         space = env.observation_space
         assert set(space.spaces) == {"instruction", "last_result", "menu", "step", "text"}
-        assert space["menu"].shape == (env.action_space.n, family.menu_rows)
+        assert space["menu"].shape == (env.action_space.n, family.menu_rows + 1)  # hashed label + how often sent
         obs, info = env.reset(options={"task_id": env.unwrapped.task_ids()[0]})
         present = np.abs(obs["menu"]).sum(axis=1) > 0
         np.testing.assert_array_equal(present, info["action_mask"])  # a row for every option the menu holds, no other

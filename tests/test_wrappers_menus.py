@@ -497,6 +497,28 @@ def test_menu_observation_rows_are_the_slots_hashed_labels():
         MenuObservation(MultiInputObservation(gym.make("DebugEcho-v0", obs_size=SMALL)))
 
 
+def test_menu_observation_taken_column_counts_the_options_sent_this_episode():
+    from mmenvs.wrappers import MenuObservation
+
+    env = MenuObservation(MultiInputObservation(DebugEchoMenu(gym.make("DebugEcho-v0", obs_size=SMALL)), image=False,
+                                                text_dim=8), dim=8, taken=True)
+    try:
+        assert env.observation_space["menu"].shape == (env.action_space.n, 9)
+        labels = env.get_wrapper_attr("describe")
+        obs, info = env.reset(seed=0)
+        say = next(i for i, label in enumerate(labels()) if label and label.startswith("SAY"))
+        assert not obs["menu"][:, -1].any()
+        for sent in (1, 2, 3, 4):  # SAY hello is a no-op: the same option stays in its slot
+            obs, *_ = env.step(say)
+            assert obs["menu"][say, -1] == pytest.approx(min(sent, 3) / 3)
+            assert np.count_nonzero(obs["menu"][:, -1]) == 1  # no other option was sent
+            np.testing.assert_array_equal(obs["menu"][say, :8], HashedText(8, bigrams=False)(labels()[say]))
+        obs, _ = env.reset(seed=1)
+        assert not obs["menu"][:, -1].any()  # a new episode starts the counts again
+    finally:
+        env.close()
+
+
 def test_sb3_maskable_ppo_with_menu_contents_on_toolsandbox():
     from mmenvs.wrappers import MenuObservation
 

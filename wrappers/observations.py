@@ -174,10 +174,13 @@ class MenuObservation(gym.Wrapper):
     ``MenuObservation(MultiInputObservation(action_menu(env)))``; the menu is found through the wrappers
     (``describe()``). ``flat=True`` gives the rows as one ``(n * dim,)`` vector (what SB3's
     ``MultiInputPolicy`` flattens them to anyway, without its warning about a 2-D key); the key is large
-    for big menus: keep ``dim`` small (16).
+    for big menus: keep ``dim`` small (16). ``taken=True`` adds a last column: how often the option the
+    slot holds now (by its label) was already sent this episode, ``min(n, 3) / 3``, so a policy that
+    acts on the observation alone can tell a call it just made (whose result did not change the
+    observation) from a new one, instead of repeating it.
     """
 
-    def __init__(self, env: gym.Env, *, dim: int = 16, key: str = "menu", flat: bool = False) -> None:
+    def __init__(self, env: gym.Env, *, dim: int = 16, key: str = "menu", flat: bool = False, taken: bool = False) -> None:
         super().__init__(env)
         if not isinstance(env.observation_space, spaces.Dict):
             raise ValueError(f"MenuObservation: the wrapped env's observation space must be a Dict, got {env.observation_space}")
@@ -188,9 +191,11 @@ class MenuObservation(gym.Wrapper):
         except AttributeError:
             raise ValueError("MenuObservation: no action menu (a wrapper with describe()) inside this env") from None
         self.size = len(self._describe())
-        self.key, self.encoder, self.flat = key, HashedText(dim, bigrams=False), bool(flat)
-        self._encoded = {}
-        shape = (self.size * self.encoder.dim,) if self.flat else (self.size, self.encoder.dim)
+        self.key, self.encoder, self.flat, self.taken = key, HashedText(dim, bigrams=False), bool(flat), bool(taken)
+        self._encoded: dict[str, np.ndarray] = {}
+        self._sent: dict[str, int] = {}
+        self.row_dim = self.encoder.dim + int(self.taken)
+        shape = (self.size * self.row_dim,) if self.flat else (self.size, self.row_dim)
         self.observation_space = spaces.Dict({**env.observation_space.spaces, key: spaces.Box(-1.0, 1.0, shape=shape, dtype=np.float32)})
 
     #: Encoded labels kept within an episode (most slots hold the same option from one step to the next).
@@ -198,15 +203,18 @@ class MenuObservation(gym.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
-        self._encoded: dict[str, np.ndarray] = {}
+        self._encoded, self._sent = {}, {}
         return self._with_menu(obs), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        label = self._describe()[int(action)]
         obs, reward, terminated, truncated, info = self.env.step(action)
+        if label:
+            self._sent[label] = self._sent.get(label, 0) + 1
         return self._with_menu(obs), reward, terminated, truncated, info
 
     def _with_menu(self, obs: dict[str, Any]) -> dict[str, Any]:
-        rows = np.zeros((self.size, self.encoder.dim), dtype=np.float32)
+        rows = np.zeros((self.size, self.row_dim), dtype=np.float32)
         if len(self._encoded) > self.CACHE_LABELS:
             self._encoded.clear()
         for i, label in enumerate(self._describe()):
@@ -214,5 +222,7 @@ class MenuObservation(gym.Wrapper):
                 row = self._encoded.get(label)
                 if row is None:
                     row = self._encoded[label] = self.encoder(label)
-                rows[i] = row
+                rows[i, : self.encoder.dim] = row
+                if self.taken:  # how often this very option was sent this episode (0, 1/3, 2/3, 1 for 3 or more)
+                    rows[i, -1] = min(self._sent.get(label, 0), 3) / 3.0
         return {**obs, self.key: rows.reshape(-1) if self.flat else rows}

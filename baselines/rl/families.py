@@ -55,7 +55,8 @@ class Family:
     #: ``menu`` then only documents its layout (labels, entries unused).
     menu_wrapper: Callable[[gym.Env], gym.Env] | None = None
     #: With a state-dependent menu: add ``mmenvs.wrappers.MenuObservation`` rows of this width (0: none), what
-    #: every slot holds now, so a policy can score slots by content.
+    #: every slot holds now, so a policy can score slots by content, plus the column of how often the slot's
+    #: option was sent this episode (``taken=True``).
     menu_rows: int = 0
     #: The policy ``--algo maskable_ppo`` trains: None for SB3's default for the observation, "slots" for
     #: ``baselines.rl.slot_policy.SlotScoringPolicy`` (scores each slot's row; needs ``menu_rows``).
@@ -78,7 +79,7 @@ class Family:
             raise ValueError(f"family {self.name!r}: unknown observation {self.observation!r}")
         env = MultiInputObservation(env, image=self.observation == "image+text", text_keys=("text",), instruction=True,
                                     step=True, last_result=self.last_result, text_dim=self.text_dim)
-        return MenuObservation(env, dim=self.menu_rows) if self.menu_rows else env
+        return MenuObservation(env, dim=self.menu_rows, taken=True) if self.menu_rows else env
 
     def menu_doc(self) -> list[str]:
         """What each action index means (a state-dependent menu: its layout)."""
