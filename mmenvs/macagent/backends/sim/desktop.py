@@ -51,7 +51,7 @@ class _LayerCache:
     # s…: downscaled (render_scaled), a few KB each; menu bars (90 KB) vary with the active app and the
     # open menu, docks (200 KB) with the running apps: a random policy cycles through dozens of each
     # (drawn from a plate without the running dots, "dockp", and a bar without the clock, "barl")
-    LIMITS = {"base": 2, "dock": 8, "dockp": 2, "bar": 24, "barl": 8, "sbase": 4, "sdock": 16, "sbar": 48}
+    LIMITS = {"base": 2, "dock": 8, "dockp": 2, "bar": 24, "barl": 16, "sbase": 4, "sdock": 64, "sbar": 96}
 
     def __init__(self) -> None:
         self.items: OrderedDict[tuple, Any] = OrderedDict()
@@ -632,12 +632,16 @@ class Desktop(EventRouter):
         else:
             frame = self._small_below.copy()
         if not self.settings.dock_autohide:
-            plate, _mask, (dx, dy) = self._dock_layer(theme)
+            # the small dock is looked up by the dock's key first: a look seen before needs no full-size dock
+            dx, dy, dw, dh, _items = self.dock_geometry()
             px0, py0 = composite.scaled(dx, k), composite.scaled(dy, k)
-            px1, py1 = composite.scaled(dx + plate.shape[1], k), composite.scaled(dy + plate.shape[0], k)
+            px1, py1 = composite.scaled(dx + dw, k), composite.scaled(dy + dh, k)
             if px1 > px0 and py1 > py0:
-                small = self._scaled_layer("sdock", self._dock_key, plate, (px1 - px0, py1 - py0), k,
-                                           (px0 * k - dx, py0 * k - dy))
+                scaling = ((px1 - px0, py1 - py0), k, (px0 * k - dx, py0 * k - dy))
+                small = _LAYERS.get(("sdock", self._dock_key_for(theme), *scaling))
+                if small is None:
+                    plate, _mask, _at = self._dock_layer(theme)
+                    small = self._scaled_layer("sdock", self._dock_key, plate, *scaling)
                 c = composite._clip(px0, py0, px1, py1, cw, ch)
                 if c is not None:
                     frame[c[1]:c[3], c[0]:c[2]] = small[c[1] - py0:c[3] - py0, c[0] - px0:c[2] - px0]
@@ -740,11 +744,17 @@ class Desktop(EventRouter):
         _LAYERS.put(key, self._base)
         return self._base
 
-    def _dock_layer(self, theme: Theme) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
-        day = self.now.day
+    def _dock_key_for(self, theme: Theme) -> tuple:
+        """The key of the dock layer as it looks now (what ``_dock_layer`` draws)."""
         running = tuple(a.name for a in self.apps.values() if a.running)
         trash_full = self.apps["Finder"].trash_count() > 0 if "Finder" in self.apps else False
-        key = ("dock", theme.key, running, day, self.now.weekday(), trash_full, self.settings.wallpaper, self.screen_size)
+        return ("dock", theme.key, running, self.now.day, self.now.weekday(), trash_full, self.settings.wallpaper,
+                self.screen_size)
+
+    def _dock_layer(self, theme: Theme) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+        day = self.now.day
+        key = self._dock_key_for(theme)
+        running, trash_full = key[2], key[5]
         if key == self._dock_key and self._dock is not None:
             return self._dock
         cached = _LAYERS.get(key)
