@@ -117,7 +117,9 @@ A11yRow = tuple[int, str, "str | None", "str | None", "tuple[int, int, int, int]
                 tuple[str, ...], tuple[int, ...]]
 
 
-@functools.lru_cache(maxsize=16384)
+# 4096 lines: a tree's lines and the next steps' (97.7% hits in a random-policy run, 97.9% with no bound);
+# a larger bound only keeps past episodes' lines (~0.75 KB each: 16384 of them would hold 12 MB)
+@functools.lru_cache(maxsize=4096)
 def parse_accessibility_line(line: str) -> A11yLine | None:
     """One line of the tree's text form as (indent, role, name, value, bounds, flags), or None when it
     does not follow the format. Cached: a tree read after every step repeats most of its lines."""

@@ -208,7 +208,9 @@ def blend(a: RGB, b: RGB, t: float) -> RGB:
     return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t), int(a[2] + (b[2] - a[2]) * t))
 
 
-@functools.lru_cache(maxsize=8192)
+# 2048 masks: every label of the screens in use (97.4% hits in a random-policy run, the same with no bound);
+# a larger bound only keeps past episodes' labels (names, times), each mask ~1 KB outside Python's heap
+@functools.lru_cache(maxsize=2048)
 def _text_mask(fnt: ImageFont.FreeTypeFont, text: str, anchor: str | None) -> tuple[Any, tuple[int, int]]:
     """The rendered coverage mask of ``text`` and its offset from the anchor point (cached:
     the same labels are drawn frame after frame, and FreeType rendering dominates a redraw)."""
