@@ -15,6 +15,7 @@ raises :class:`Unrecordable` and the window is drawn directly, as before.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from PIL import Image
@@ -70,8 +71,10 @@ class _ImageHandle:
 
 
 def _image_key(im: Any) -> Any:
+    """What a pasted image contributes to a record: its mode, size and a 128-bit digest of its pixels (the
+    pixels themselves would make every record of an icon row hold its own copy)."""
     if isinstance(im, Image.Image):
-        return ("image", im.mode, im.size, im.tobytes())
+        return ("image", im.mode, im.size, hashlib.blake2b(im.tobytes(), digest_size=16).digest())
     return ("value", _frozen(im) if type(im) is list else im)
 
 
@@ -128,7 +131,7 @@ _WIDTH_AT = {"rectangle": 3, "rounded_rectangle": 4, "ellipse": 3, "line": 2, "p
              "chord": 5, "regular_polygon": 5, "point": None}
 _TEXT_KWARGS = frozenset({"fill", "font", "anchor"})
 _bbox_memo: dict[tuple, tuple[int, int, int, int] | None] = {}
-_BBOX_MEMO_LIMIT = 50_000
+_BBOX_MEMO_LIMIT = 8192  # records of a few hundred bytes each: a few MB at most
 
 
 def _points(xy: Any) -> list[tuple[float, float]]:
