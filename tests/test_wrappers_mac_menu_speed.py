@@ -267,3 +267,26 @@ def test_patched_reduction_equals_a_whole_one():
         assert np.array_equal(composite.patch_reduced(old, new_img, region, size, k, phase), expected)
         patched += 1
     assert patched > 150
+
+
+def test_kept_standard_folders_show_the_sim_clock_whatever_an_earlier_episode_did():
+    import os
+    import shutil
+
+    env = gym.make("MacAgent-v0", obs_size=(128, 128), store_screenshots=False)
+    try:
+        task = {"task_id": "calendar-all-day-event-v0"}  # its setup writes nothing into ~/Documents
+        env.reset(options=task)
+        base = env.unwrapped
+        documents = base._home / "Documents"
+        for entry in documents.iterdir():  # empty, so emptying it at the next reset does not touch it
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        long_ago = documents.stat().st_mtime - 3600  # as if an earlier episode changed it an hour ago (host time)
+        os.utime(documents, (long_ago, long_ago))
+        env.reset(options=task)
+        assert not any(documents.iterdir())
+        finder = base.backend.app("Finder")
+        shown = finder._date_text(documents.stat().st_mtime)
+        assert shown == finder._date_text(finder.reset_host_time) and shown.startswith("Today at ")
+    finally:
+        env.close()

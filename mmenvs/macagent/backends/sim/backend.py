@@ -110,6 +110,11 @@ class SimBackend(MacBackend):
         for cls in app_classes():
             desk.register(cls(desk))
         desk.apps["Safari"].pages = self.web_pages
+        # The standard folders are kept across episodes (emptied, not recreated): their modification time is
+        # the episode's start, as a new folder's would be. Left as it was, a folder last changed more than a
+        # second before this reset showed that host time in Finder (and an observation depended on timing).
+        for name in STANDARD_DIRS:
+            desk.home_files.set_mtime(name, desk.apps["Finder"].reset_host_time)
         desk.active = desk.apps["Finder"]
         desk.backend = self
         self.desktop = desk
