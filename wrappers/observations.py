@@ -207,9 +207,9 @@ class MenuObservation(gym.Wrapper):
         return self._with_menu(obs), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        label = self._describe()[int(action)]
         obs, reward, terminated, truncated, info = self.env.step(action)
-        if label:
+        if info.get("menu_valid"):  # the menu names the option it sent (a masked slot sends none)
+            label = info["menu_action"]
             self._sent[label] = self._sent.get(label, 0) + 1
         return self._with_menu(obs), reward, terminated, truncated, info
 

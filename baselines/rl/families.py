@@ -145,17 +145,21 @@ def _mac_program_menu() -> tuple[list[MenuEntry], list[str]]:
 
 
 # ---------------------------------------------------------------------------------------------- MMToolSandbox
+#: The candidate tools of the MMToolSandbox families' menus (the wrapper and its documented layout).
+TOOLSANDBOX_TOOLS = 6
+
+
 def _toolsandbox_menu(calls_per_tool: int = 48) -> Callable[[gym.Env], gym.Env]:
     def wrap(env: gym.Env) -> gym.Env:
         from mmenvs.wrappers import MMToolSandboxMenu
 
-        return MMToolSandboxMenu(env, calls_per_tool=calls_per_tool)
+        return MMToolSandboxMenu(env, max_tools=TOOLSANDBOX_TOOLS, calls_per_tool=calls_per_tool)
 
     return wrap
 
 
 def _toolsandbox_menu_doc(calls_per_tool: int = 48) -> Callable[[], tuple[list[MenuEntry], list[str]]]:
-    block, tools = 1 + calls_per_tool, 6
+    block, tools = 1 + calls_per_tool, TOOLSANDBOX_TOOLS
 
     def doc() -> tuple[list[MenuEntry], list[str]]:
         return [], [f"MMToolSandboxMenu (mmenvs.wrappers; max_tools={tools}, calls_per_tool={calls_per_tool}): for candidate "
