@@ -9,6 +9,7 @@ and fails with a message naming what it waited for and what it saw last. Import 
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -45,27 +46,65 @@ def is_running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def descendant_count() -> int:
-    """How many processes descend from this test process (other work on the machine does not count)."""
-    import psutil
+class NewProcesses:
+    """The processes below this test process that appeared after this census was taken.
 
-    try:
-        return len(psutil.Process().children(recursive=True))
-    except psutil.Error:
-        return 0
+    In a full run, objects of earlier tests (a sandbox awaiting collection, a reaper thread) may
+    still own processes, and those come and go on their own time; counting every descendant made
+    the fork-bomb tests flaky. So the census first collects garbage and waits up to ``settle``
+    seconds for the earlier processes to go, then remembers those left, and ``count`` leaves out
+    each of them and everything below it. What the test starts afterwards is counted exactly.
+    """
 
+    def __init__(self, settle: float = 2.0) -> None:
+        import gc
 
-def descendants_at_most(limit: int) -> int:
-    """This process's descendant count once it is at most ``limit`` (killed sandboxes are reaped in
-    background threads); fails if it stays above."""
-    return wait_until(descendant_count, check=lambda n: n <= limit, what=f"at most {limit} processes below this test")
+        gc.collect()
+        try:
+            wait_until(lambda: self._descendants(), check=lambda procs: not procs,
+                       what="no processes below this test", timeout=settle)
+        except AssertionError:
+            pass
+        self._earlier = {self._key(p) for p in self._descendants()}
 
+    @staticmethod
+    def _descendants() -> list:
+        import psutil
 
-def descendant_baseline(settle: float = 2.0) -> int:
-    """Processes below this test before it starts its own: 0 once earlier tests' sandboxes are reaped,
-    else (after ``settle`` seconds) as many as are left. A baseline to count from, not an assertion."""
-    try:
-        return wait_until(descendant_count, check=lambda n: n == 0, what="no processes below this test",
-                          timeout=settle)
-    except AssertionError:
-        return descendant_count()
+        try:
+            return psutil.Process().children(recursive=True)
+        except psutil.Error:
+            return []
+
+    @staticmethod
+    def _key(proc) -> tuple:
+        import psutil
+
+        try:
+            return proc.pid, proc.create_time()
+        except psutil.Error:
+            return proc.pid, None
+
+    def _is_earlier(self, proc) -> bool:
+        import psutil
+
+        me = os.getpid()
+        try:
+            while proc is not None and proc.pid != me:
+                if self._key(proc) in self._earlier:
+                    return True
+                proc = proc.parent()
+        except psutil.Error:
+            return True  # gone while we looked: not one of ours to count
+        return False
+
+    def count(self) -> int:
+        """How many processes below this test appeared since the census (other work on the machine,
+        and earlier tests' processes and their children, do not count)."""
+        return sum(1 for p in self._descendants() if not self._is_earlier(p))
+
+    def at_most(self, limit: int) -> int:
+        """The count once it is at most ``limit`` (killed sandboxes are reaped in background
+        threads); fails if it stays above."""
+        return wait_until(self.count, check=lambda n: n <= limit,
+                          what=f"at most {limit} new processes below this test")

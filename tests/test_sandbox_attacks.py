@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _wait import descendant_baseline, descendant_count, descendants_at_most
+from _wait import NewProcesses
 
 from mmenvs.sandbox import PythonSandbox
 from mmenvs.sandbox.isolation import find_bwrap, probe_bwrap
@@ -384,8 +384,7 @@ def test_malicious_pickle_value_is_never_unpickled(host: Host) -> None:
 @pytest.mark.parametrize("policy", [True, False])
 def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
     code = "import os\nwhile True:\n    os.fork()"
-    # A baseline, not zero: in a full run other tests' objects may still own processes.
-    base = descendant_baseline()
+    procs = NewProcesses()
     with make(enforce_policy=policy, max_processes=32, timeout=10, isolation=mode) as sb:
         if sb.process_limit == "none":
             pytest.skip("root without a writable pids cgroup: no process limit can bind on this machine")
@@ -395,7 +394,7 @@ def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
         t = threading.Thread(target=lambda: res_box.append(sb.run(code)))
         t.start()
         while t.is_alive():
-            peak.append(descendant_count())
+            peak.append(procs.count())
             time.sleep(0.01)
         t.join()
         res = res_box[0]
@@ -406,14 +405,14 @@ def test_fork_bomb_is_contained(host: Host, policy: bool, mode: str) -> None:
             assert "at most 32 processes" in res.error
             if sb.process_limit == "cgroup":
                 # 32 in the worker's cgroup, plus the spare worker's bwrap + init + python.
-                assert max(peak) - base <= 32 + 3
+                assert max(peak) <= 32 + 3
             # The bomb's pids are all released: forking works again in the same worker.
             again = sb.run("pid = os.fork()\nif pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)[1]")
             assert again.value == "0", again.text
         assert_next_run_works(sb, res, state_kept=True)
         # Worker and spare (bwrap, bwrap init, python each): nothing left over.
-        assert descendants_at_most(base + 6) - base <= 6
-    assert descendants_at_most(base) <= base
+        assert procs.at_most(6) <= 6
+    assert procs.at_most(0) == 0
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -424,14 +423,14 @@ def test_fork_bomb_that_ignores_errors_is_stopped_by_the_timeout(host: Host, mod
             "        os.fork()\n"
             "    except OSError:\n"
             "        pass")
-    base = descendant_baseline()
+    procs = NewProcesses()
     with make(enforce_policy=False, max_processes=16, timeout=1.0, isolation=mode) as sb:
         sb.run("canary_var = 41")
         res = sb.run(code)
         assert res.error_kind == "timeout"
         assert_next_run_works(sb, res, state_kept=False)
-        assert descendants_at_most(base + 6) - base <= 6
-    assert descendants_at_most(base) <= base
+        assert procs.at_most(6) <= 6
+    assert procs.at_most(0) == 0
 
 
 @pytest.mark.parametrize("mode", MODES)

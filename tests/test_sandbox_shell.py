@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _wait import descendant_baseline, descendants_at_most
+from _wait import NewProcesses
 
 from mmenvs.sandbox import SandboxUnavailable, ShellResult, ShellSandbox
 from mmenvs.sandbox.isolation import find_bwrap, probe_bwrap
@@ -217,15 +217,14 @@ def test_syntax_errors_and_stdin_do_not_break_the_protocol(home: Path, mode: str
 
 @requires_bwrap
 def test_shell_fork_bomb_is_contained(home: Path) -> None:
-    # A baseline, not zero: in a full run other tests' objects may still own processes.
-    base = descendant_baseline()
+    procs = NewProcesses()
 
     with ShellSandbox(home, isolation="strict", max_processes=32, timeout=5) as sh:
         assert sh.process_limit == "cgroup"
         sh.run("export KEEP=1")
         r = sh.run(":(){ :|:& };:")
         assert "background process(es) left by the command were stopped" in r.text or r.timed_out
-        assert descendants_at_most(base + 6) - base <= 6  # bwrap, its init and bash, for the shell and its spare
+        assert procs.at_most(6) <= 6  # bwrap, its init and bash, for the shell and its spare
         r2 = sh.run("echo alive $KEEP")
         assert r2.stdout in ("alive 1\n", "alive \n")
         assert r2.stdout == "alive 1\n" or r.restarted
@@ -233,9 +232,9 @@ def test_shell_fork_bomb_is_contained(home: Path) -> None:
         sh.timeout = 2
         r = sh.run("for i in $(seq 100); do sleep 30 & done")
         assert "fork: retry: Resource temporarily unavailable" in r.stderr
-        assert descendants_at_most(base + 6) - base <= 6
+        assert procs.at_most(6) <= 6
         assert sh.run("echo alive").stdout == "alive\n"
-    assert descendants_at_most(base) <= base
+    assert procs.at_most(0) == 0
 
 
 @pytest.mark.slow
