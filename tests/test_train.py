@@ -220,6 +220,29 @@ def test_train_dqn_runs_and_writes_eval(tmp_path):
     assert result["algo"] == "dqn" and result["trained"]["episodes"] == 12 and (tmp_path / "dqn" / "eval.json").exists()
 
 
+@pytest.mark.slow
+def test_evaluate_only_resamples_a_saved_run_stochastically_and_reproducibly(tmp_path):
+    run = tmp_path / "run"
+    first = train("DebugEcho-v0", algo="maskable_ppo", steps=512, n_envs=1, vec="dummy", out=run, seed=1, checkpoints=1,
+                  random_repeats=2)
+    assert first["trained_actions"] == "most likely" and first["trained"]["episodes"] == 12
+    weights = (run / "model.zip").read_bytes()
+    again = [train("DebugEcho-v0", algo="maskable_ppo", out=run, seed=1, random_repeats=2, eval_stochastic=True,
+                   evaluate_only=True) for _ in range(2)]
+    assert (run / "model.zip").read_bytes() == weights  # not trained again
+    for result in again:
+        assert result["trained_actions"] == "sampled"
+        assert result["trained"]["episodes"] == 24 and result["random"]["episodes"] == 24  # as many episodes as random
+        assert result["steps"] == 512 and result["wall_time_s"]["train"] == first["wall_time_s"]["train"]
+        assert result["random"] == first["random"]  # the same random episodes
+    assert again[0]["episodes"] == again[1]["episodes"]  # sampled, yet the same on a re-run
+    assert json.loads((run / "eval.json").read_text())["trained_actions"] == "sampled"
+    with pytest.raises(ValueError, match="trained with --algo 'maskable_ppo', not 'ppo'"):
+        train("DebugEcho-v0", algo="ppo", out=run, evaluate_only=True)
+    with pytest.raises(FileNotFoundError, match="model.zip is missing"):
+        train("DebugEcho-v0", algo="ppo", out=tmp_path / "none", evaluate_only=True)
+
+
 def test_train_cli_lists_families_and_refuses_bad_arguments(capsys):
     from mmenvs.cli import main
 

@@ -39,8 +39,9 @@ ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
     "dqn": {"learning_starts": 500, "train_freq": 4, "target_update_interval": 500, "exploration_fraction": 0.3,
             "learning_rate": 5e-4, "gamma": 0.95},
 }
-#: Episodes of the random policy per held-out task (it is stochastic; the trained policy is evaluated
-#: deterministically, once per task).
+#: Episodes of the random policy per held-out task (it is stochastic). The trained policy is evaluated
+#: deterministically, once per task, or with ``--eval-stochastic`` sampled from its action
+#: distribution for as many episodes per task as the random policy.
 RANDOM_REPEATS = 4
 
 
@@ -153,21 +154,28 @@ def run_episodes(env: Any, task_ids: Sequence[str], choose: Any, *, seed: int, r
 
 
 def evaluate_policies(model: Any, env: Any, task_ids: Sequence[str], *, seed: int, maskable: bool,
-                      random_repeats: int = RANDOM_REPEATS) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The trained policy (deterministic, once per task) and the uniformly random policy over the same
-    menu (legal actions only; ``random_repeats`` episodes per task) on the held-out tasks."""
+                      random_repeats: int = RANDOM_REPEATS, stochastic: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The trained policy and the uniformly random policy over the same menu (legal actions only;
+    ``random_repeats`` episodes per task) on the held-out tasks. The trained policy takes its most likely
+    action, once per task; with ``stochastic`` it samples its action distribution (the policy PPO
+    optimises), ``random_repeats`` episodes per task, from torch's generator seeded with ``seed``."""
     def trained(obs: Any, mask: np.ndarray | None, rng: np.random.Generator) -> int:
         if maskable:
-            action, _ = model.predict(obs, deterministic=True, action_masks=mask)
+            action, _ = model.predict(obs, deterministic=not stochastic, action_masks=mask)
         else:
-            action, _ = model.predict(obs, deterministic=True)
+            action, _ = model.predict(obs, deterministic=not stochastic)
         return int(action)
+
+    if stochastic:
+        from stable_baselines3.common.utils import set_random_seed
+
+        set_random_seed(seed)  # the same samples on a re-run
 
     def uniform(obs: Any, mask: np.ndarray | None, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(mask) if mask is not None else np.arange(env.action_space.n)
         return int(legal[int(rng.integers(len(legal)))])
 
-    return (run_episodes(env, task_ids, trained, seed=seed),
+    return (run_episodes(env, task_ids, trained, seed=seed, repeats=random_repeats if stochastic else 1),
             run_episodes(env, task_ids, uniform, seed=seed + 1, repeats=random_repeats))
 
 
@@ -232,13 +240,29 @@ def _plot_with_pillow(x: np.ndarray, y: np.ndarray, evaluation: Mapping[str, Any
 
 
 # ---------------------------------------------------------------------------------------------- training
+def _algorithm(algo: str) -> Any:
+    if algo == "ppo":
+        from stable_baselines3 import PPO
+
+        return PPO
+    if algo == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    from stable_baselines3 import DQN
+
+    return DQN
+
+
 def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | None = None, n_envs: int = 2,
           out: str | Path = "runs/train", seed: int = 0, obs_size: tuple[int, int] | None = None,
           task_filter: Mapping[str, Any] | None = None, eval_tasks: int | None = None, checkpoints: int = 4,
           vec: str = "subproc", algo_kwargs: Mapping[str, Any] | None = None, random_repeats: int = RANDOM_REPEATS,
-          verbose: int = 0) -> dict[str, Any]:
+          eval_stochastic: bool = False, evaluate_only: bool = False, verbose: int = 0) -> dict[str, Any]:
     """Train ``algo`` for ``steps`` environment steps on ``env_id``'s ``family``, evaluate, write ``out``.
-    Returns the ``eval.json`` content."""
+    Returns the ``eval.json`` content. With ``evaluate_only``, the run in ``out`` is not trained again:
+    its ``model.zip`` is evaluated (say, with ``eval_stochastic``) and ``eval.json`` and the curve are
+    rewritten; ``steps`` and the training wall time are then taken from the run's previous ``eval.json``."""
     if algo not in ALGOS:
         raise ValueError(f"--algo must be one of {', '.join(ALGOS)}, got {algo!r}")
     if steps < 1 or n_envs < 1:
@@ -246,10 +270,7 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
     if vec not in ("subproc", "dummy"):
         raise ValueError(f"--vec must be 'subproc' or 'dummy', got {vec!r}")
     import torch
-    from stable_baselines3.common.callbacks import CheckpointCallback
-    from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from .families import get_family
 
@@ -257,13 +278,61 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
     if task_filter is not None:
         chosen = _with_filter(chosen, task_filter)
     out = Path(out)
+    size = tuple(obs_size) if obs_size else None
+    torch.set_num_threads(1)  # determinism (and a fair share of a small machine)
+    set_random_seed(seed)
+    started = time.monotonic()
+    if evaluate_only:
+        model, run = _saved_run(out, algo)
+        steps, n_envs, policy, kwargs, formats = run["steps"], run["n_envs"], run["policy"], run["algo_kwargs"], run["log_formats"]
+        train_seconds = run["wall_time_s"]["train"]
+    else:
+        model, policy, kwargs, formats = _learn(env_id, chosen, algo, steps, n_envs, out, seed, size, checkpoints, vec,
+                                                algo_kwargs, verbose)
+        train_seconds = round(time.monotonic() - started, 1)
+
+    eval_env = _make_env(env_id, chosen.name, "eval", 0, None, size, chosen.task_filter)
+    try:
+        task_ids = heldout_task_ids(eval_env, eval_tasks)
+        trained, random_ = evaluate_policies(model, eval_env, task_ids, seed=seed, maskable=algo == "maskable_ppo",
+                                             random_repeats=random_repeats, stochastic=eval_stochastic)
+        train_suite = {"suite": chosen.train_kwargs.get("suite"), "kwargs": _jsonable(chosen.train_kwargs)}
+    finally:
+        eval_env.close()
+    result = {
+        "env_id": env_id, "family": chosen.name, "description": chosen.description, "algo": algo, "steps": steps,
+        "n_envs": n_envs, "seed": seed, "policy": policy if isinstance(policy, str) else policy.__name__, "algo_kwargs": _jsonable(kwargs), "obs_size": list(size or chosen.obs_size),
+        "task_filter": _jsonable(chosen.task_filter), "menu": chosen.menu_doc(),
+        "trained": summary([r["score"] for r in trained]), "random": summary([r["score"] for r in random_]),
+        "trained_actions": "sampled" if eval_stochastic else "most likely",
+        "heldout_suite": {"name": chosen.heldout, "kwargs": _jsonable(chosen.eval_kwargs), "task_ids": list(task_ids),
+                          "random_repeats": random_repeats},
+        "train_suite": train_suite,
+        "wall_time_s": {"train": train_seconds, "total": round(time.monotonic() - started, 1)},
+        "parameters": int(sum(p.numel() for p in model.policy.parameters())), "log_formats": formats,
+        "episodes": {"trained": trained, "random": random_},
+    }
+    trained_ci, random_ci = result["trained"]["ci95"], result["random"]["ci95"]
+    result["beats_random"] = bool(trained_ci[0] > random_ci[1])  # non-overlapping 95% intervals
+    (out / "eval.json").write_text(json.dumps(result, indent=2) + "\n")
+    try:
+        plot_curve(out / "monitor", out / "curve.png", result, f"{env_id} / {chosen.name}: {algo}, {steps} steps, seed {seed}")
+    except Exception as exc:  # noqa: BLE001 - the run's results are already written; say why the plot is missing
+        print(f"mmenvs train: the learning curve could not be drawn: {exc}", file=sys.stderr)
+    return result
+
+
+def _learn(env_id: str, chosen: Any, algo: str, steps: int, n_envs: int, out: Path, seed: int, size: tuple[int, int] | None,
+           checkpoints: int, vec: str, algo_kwargs: Mapping[str, Any] | None, verbose: int) -> tuple[Any, Any, dict[str, Any], list[str]]:
+    """Train on the family's training stream; the model, its policy, the algorithm's arguments and the log formats."""
+    from stable_baselines3.common.callbacks import CheckpointCallback
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
     for sub in ("monitor", "checkpoints", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     for stale in (out / "monitor").glob("*.monitor.csv"):
         stale.unlink()  # a re-run into the same folder plots only its own episodes
-    torch.set_num_threads(1)  # determinism (and a fair share of a small machine)
-    set_random_seed(seed)
-    size = tuple(obs_size) if obs_size else None
     factories = [functools.partial(_make_env, env_id, chosen.name, "train", rank, str(out / "monitor"), size, chosen.task_filter)
                  for rank in range(n_envs)]
     vec_env = SubprocVecEnv(factories) if vec == "subproc" and n_envs > 1 else DummyVecEnv(factories)
@@ -271,20 +340,13 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
         from mmenvs.wrappers.vec_masks import VecInfoMasks
 
         vec_env = VecInfoMasks(vec_env)  # the masks ride back with each step: no second round trip to the workers
-    started = time.monotonic()
     try:
         tuned = {k: v for k, v in chosen.algo_kwargs.items() if algo != "dqn" or k != "n_epochs"}
         kwargs = {**ALGO_DEFAULTS[algo], **tuned, **(algo_kwargs or {})}
-        policy = _policy_for(vec_env.observation_space, chosen, algo)
-        if algo == "ppo":
-            from stable_baselines3 import PPO as Algorithm
-        elif algo == "maskable_ppo":
-            from sb3_contrib import MaskablePPO as Algorithm
-        else:
-            from stable_baselines3 import DQN as Algorithm
-
+        if algo == "dqn":
             kwargs.setdefault("buffer_size", min(steps, 5_000))
-        model = Algorithm(policy, vec_env, seed=seed, device="cpu", verbose=verbose, **kwargs)
+        policy = _policy_for(vec_env.observation_space, chosen, algo)
+        model = _algorithm(algo)(policy, vec_env, seed=seed, device="cpu", verbose=verbose, **kwargs)
         formats = ["csv"]
         try:
             import tensorboard  # noqa: F401
@@ -299,36 +361,19 @@ def train(env_id: str, *, algo: str = "ppo", steps: int = 10_000, family: str | 
         model.save(str(out / "model.zip"))
     finally:
         vec_env.close()
-    train_seconds = time.monotonic() - started
+    return model, policy, kwargs, formats
 
-    eval_env = _make_env(env_id, chosen.name, "eval", 0, None, size, chosen.task_filter)
-    try:
-        task_ids = heldout_task_ids(eval_env, eval_tasks)
-        trained, random_ = evaluate_policies(model, eval_env, task_ids, seed=seed, maskable=algo == "maskable_ppo",
-                                             random_repeats=random_repeats)
-        train_suite = {"suite": chosen.train_kwargs.get("suite"), "kwargs": _jsonable(chosen.train_kwargs)}
-    finally:
-        eval_env.close()
-    result = {
-        "env_id": env_id, "family": chosen.name, "description": chosen.description, "algo": algo, "steps": steps,
-        "n_envs": n_envs, "seed": seed, "policy": policy if isinstance(policy, str) else policy.__name__, "algo_kwargs": _jsonable(kwargs), "obs_size": list(size or chosen.obs_size),
-        "task_filter": _jsonable(chosen.task_filter), "menu": chosen.menu_doc(),
-        "trained": summary([r["score"] for r in trained]), "random": summary([r["score"] for r in random_]),
-        "heldout_suite": {"name": chosen.heldout, "kwargs": _jsonable(chosen.eval_kwargs), "task_ids": list(task_ids),
-                          "random_repeats": random_repeats},
-        "train_suite": train_suite,
-        "wall_time_s": {"train": round(train_seconds, 1), "total": round(time.monotonic() - started, 1)},
-        "parameters": int(sum(p.numel() for p in model.policy.parameters())), "log_formats": formats,
-        "episodes": {"trained": trained, "random": random_},
-    }
-    trained_ci, random_ci = result["trained"]["ci95"], result["random"]["ci95"]
-    result["beats_random"] = bool(trained_ci[0] > random_ci[1])  # non-overlapping 95% intervals
-    (out / "eval.json").write_text(json.dumps(result, indent=2) + "\n")
-    try:
-        plot_curve(out / "monitor", out / "curve.png", result, f"{env_id} / {chosen.name}: {algo}, {steps} steps, seed {seed}")
-    except Exception as exc:  # noqa: BLE001 - the run's results are already written; say why the plot is missing
-        print(f"mmenvs train: the learning curve could not be drawn: {exc}", file=sys.stderr)
-    return result
+
+def _saved_run(out: Path, algo: str) -> tuple[Any, dict[str, Any]]:
+    """A finished run's model and its previous ``eval.json`` (for ``evaluate_only``)."""
+    model_file, eval_file = out / "model.zip", out / "eval.json"
+    for needed in (model_file, eval_file):
+        if not needed.is_file():
+            raise FileNotFoundError(f"--evaluate-only: {needed} is missing (train the run into {out} first)")
+    run = json.loads(eval_file.read_text())
+    if run.get("algo") != algo:
+        raise ValueError(f"--evaluate-only: {eval_file} was trained with --algo {run.get('algo')!r}, not {algo!r}")
+    return _algorithm(algo).load(str(model_file), device="cpu"), run
 
 
 def _jsonable(value: Any) -> Any:
@@ -350,6 +395,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--obs-size", type=int, nargs=2, metavar=("H", "W"), help="observation image size (default: the family's)")
     parser.add_argument("--eval-tasks", type=int, default=None, help="held-out tasks to evaluate on (default: all of the family)")
     parser.add_argument("--random-repeats", type=int, default=RANDOM_REPEATS, help="random-policy episodes per held-out task")
+    parser.add_argument("--eval-stochastic", action="store_true",
+                        help="evaluate the trained policy by sampling its actions, --random-repeats episodes per task (default: its most likely action, once per task)")
+    parser.add_argument("--evaluate-only", action="store_true", help="evaluate the run already trained into --out (its model.zip) without training")
     parser.add_argument("--checkpoints", type=int, default=4, help="checkpoints saved during training")
     parser.add_argument("--algo-kwargs", default="", help="JSON object of extra SB3 algorithm arguments")
     parser.add_argument("--list-families", action="store_true", help="print the families and their menus, then exit")
@@ -373,7 +421,8 @@ def main(args: argparse.Namespace) -> int:
     out = args.out or f"runs/train-{args.env_id}-{name}-{args.algo}"
     result = train(args.env_id, algo=args.algo, steps=args.steps, family=args.family, n_envs=args.n_envs, out=out, seed=args.seed,
                    obs_size=tuple(args.obs_size) if args.obs_size else None, task_filter=task_filter, eval_tasks=args.eval_tasks,
-                   checkpoints=args.checkpoints, vec=args.vec, algo_kwargs=algo_kwargs, random_repeats=args.random_repeats)
+                   checkpoints=args.checkpoints, vec=args.vec, algo_kwargs=algo_kwargs, random_repeats=args.random_repeats,
+                   eval_stochastic=args.eval_stochastic, evaluate_only=args.evaluate_only)
     for key in ("trained", "random"):
         stats = result[key]
         print(f"{key:>8}: mean score {stats['mean_score']:.3f}  95% [{stats['ci95'][0]:.3f}, {stats['ci95'][1]:.3f}]  "
