@@ -75,3 +75,32 @@ def test_text_mask_cache_is_bounded_within_budget() -> None:
     finally:
         theme._text_mask.cache_clear()
     assert mask_bytes / 2**20 <= BUDGET_MB, f"{bound} cached text masks hold {mask_bytes / 2**20:.1f} MB"
+
+
+def test_shared_small_surface_cache_is_bounded_within_budget(mac_env) -> None:
+    import numpy as np
+
+    from mmenvs.macagent.backends.sim import window
+
+    mac_env.reset(seed=0)
+    drawn = [w for w in mac_env.backend.desktop.windows if w._list_key is not None]
+    assert drawn, "the low-resolution path recorded no window drawing"
+    ops = list(drawn[0]._list_key[0])
+    cache = window._SmallSurfaces()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(400):  # drawings of episodes gone by: a window's calls with one label of its own
+            variant = [*ops, ("text", ((10, 10), f"Episode {i}"), (("fill", (0, 0, 0)),))]
+            key = cache.key(variant, ((160, 120), 5, (0, 0)), (800, 600), (255, 255, 255))
+            assert key is not None
+            cache.put(key, np.zeros((120, 160, 3), np.uint8))
+        gc.collect()
+        held_mb = (tracemalloc.get_traced_memory()[0] - before) / 2**20
+    finally:
+        tracemalloc.stop()
+    assert len(cache.items) <= cache.MAX_ENTRIES and cache.nbytes <= cache.MAX_BYTES and cache.ops <= cache.MAX_OPS
+    assert cache.nbytes == sum(a.nbytes for a in cache.items.values())
+    assert cache.ops == sum(len(k[0]) for k in cache.items)
+    assert held_mb <= BUDGET_MB, f"{len(cache.items)} cached small surfaces hold {held_mb:.1f} MB"

@@ -290,3 +290,21 @@ def test_kept_standard_folders_show_the_sim_clock_whatever_an_earlier_episode_di
         assert shown == finder._date_text(finder.reset_host_time) and shown.startswith("Today at ")
     finally:
         env.close()
+
+
+def test_a_drawing_made_before_comes_from_the_shared_surface_cache_with_the_same_pixels(monkeypatch):
+    from mmenvs.macagent.backends.sim import window
+
+    window.SMALL_SURFACES.clear()
+    first = _replay(3, 12)
+    cached = dict(window.SMALL_SURFACES.items)
+    assert cached  # the run's window drawings were kept
+    hits = []
+    get = window.SMALL_SURFACES.get
+    monkeypatch.setattr(window.SMALL_SURFACES, "get", lambda key: hits.append(get(key)) or hits[-1])
+    again = _replay(3, 12)  # the same episode again: its windows make the calls they made the first time
+    assert any(h is not None for h in hits)
+    assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(first, again))
+    _caches_off(monkeypatch)
+    plain = _replay(3, 12)
+    assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(again, plain))

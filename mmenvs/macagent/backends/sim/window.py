@@ -4,6 +4,7 @@ keyboard focus, per-window UI state, a cached rendered surface, and accessibilit
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -28,6 +29,59 @@ def rounded_mask(w: int, h: int, r: int) -> Image.Image:
     m = Image.new("L", (w, h), 0)
     ImageDraw.Draw(m).rounded_rectangle((0, 0, w - 1, h - 1), r, fill=255)
     return m
+
+
+class _SmallSurfaces:
+    """Downscaled window surfaces by the display list that drew them, shared by every window of the
+    process: a window whose drawing makes the same calls as one drawn before (the Finder window every
+    episode starts with, an app opened again from the Dock, a row selected again) gets those pixels
+    without rasterising (the calls on the same background give the same pixels: see ``display_list``).
+    Bounded by the surfaces' bytes (~50 KB each at 128x128) and by the recorded calls the keys hold (a
+    few hundred bytes each), least recently used out: within 4 MB (tests/test_macagent_cache_bounds.py). In a random menu run about a
+    quarter of the redraws that differ from a window's last drawing are found here."""
+
+    MAX_ENTRIES = 128
+    MAX_BYTES = 3 << 20
+    MAX_OPS = 3000
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self.ops = 0
+        self.nbytes = 0
+
+    @staticmethod
+    def key(ops: list[tuple], scaling: tuple, size: tuple[int, int], background: Any) -> tuple | None:
+        key = (tuple(ops), scaling, size, background)
+        try:
+            hash(key)
+        except TypeError:  # an unhashable argument: not cached
+            return None
+        return key
+
+    def get(self, key: tuple) -> np.ndarray | None:
+        small = self.items.get(key)
+        if small is not None:
+            self.items.move_to_end(key)
+        return small
+
+    def put(self, key: tuple, small: np.ndarray) -> None:
+        if key in self.items:
+            self.items.move_to_end(key)
+            return
+        self.items[key] = small
+        self.ops += len(key[0])
+        self.nbytes += small.nbytes
+        while self.items and (len(self.items) > self.MAX_ENTRIES or self.ops > self.MAX_OPS or self.nbytes > self.MAX_BYTES):
+            old, dropped = self.items.popitem(last=False)
+            self.ops -= len(old[0])
+            self.nbytes -= dropped.nbytes
+
+    def clear(self) -> None:
+        self.items.clear()
+        self.ops = self.nbytes = 0
+
+
+SMALL_SURFACES = _SmallSurfaces()
 
 
 class Window:
@@ -250,25 +304,41 @@ class Window:
             else:
                 list_key = (recorder.ops, scaling, self.w, self.h, theme.window_bg)
                 previous, self._list_key = self._list_key, list_key
-                if previous is not None and previous[1:] == list_key[1:] and self._small_arr is not None:
-                    if previous[0] == recorder.ops:
-                        return self._small_arr
-                    # only the blocks where the two drawings may differ are drawn and reduced again
-                    changed = display_list.changed_box(previous[0], recorder.ops)
-                    region = composite.reduced_region((self.h, self.w), size, k, phase, changed) if changed else None
-                    if region is not None and region[1] is None:
-                        return self._small_arr  # the calls that changed paint only margins the reduction drops
-                    if region is not None:
-                        box = region[1]
-                        with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
-                            recorder.replay(img, within=box)
-                            return composite.patch_reduced(self._small_arr, img, region, size, k, phase)
-                with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
-                    recorder.replay(img)
-                    return composite.block_reduce(img, size, k, phase)  # a new image's pixels: the canvas is shared
+                same_scaling = previous is not None and previous[1:] == list_key[1:] and self._small_arr is not None
+                if same_scaling and previous[0] == recorder.ops:
+                    return self._small_arr
+                shared = SMALL_SURFACES.key(recorder.ops, scaling, (self.w, self.h), theme.window_bg)
+                small = SMALL_SURFACES.get(shared) if shared is not None else None
+                if small is not None:  # drawn before, by this window or another: the same pixels
+                    return small
+                small = self._replay_scaled(recorder, theme, scaling, previous[0] if same_scaling else None)
+                if shared is not None:
+                    small.flags.writeable = False  # shared: nobody writes into it
+                    SMALL_SURFACES.put(shared, small)
+                return small
         with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
             self._draw(img, widgets, theme, active)
             return composite.block_reduce(img, size, k, phase)
+
+    def _replay_scaled(self, recorder: display_list.DrawRecorder, theme: Theme, scaling: tuple,
+                       previous: list[tuple] | None) -> np.ndarray:
+        """``recorder``'s drawing reduced by ``scaling``; with ``previous`` (the display list that made the
+        current small surface, at the same scaling) only the blocks where the two may differ are drawn."""
+        size, k, phase = scaling
+        if previous is not None:
+            # only the blocks where the two drawings may differ are drawn and reduced again
+            changed = display_list.changed_box(previous, recorder.ops)
+            region = composite.reduced_region((self.h, self.w), size, k, phase, changed) if changed else None
+            if region is not None and region[1] is None:
+                return self._small_arr  # the calls that changed paint only margins the reduction drops
+            if region is not None:
+                box = region[1]
+                with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
+                    recorder.replay(img, within=box)
+                    return composite.patch_reduced(self._small_arr, img, region, size, k, phase)
+        with composite.canvas((self.w, self.h), theme.window_bg) as (img, _rgbx):
+            recorder.replay(img)
+            return composite.block_reduce(img, size, k, phase)  # a new image's pixels: the canvas is shared
 
     def _draw(self, img: Image.Image, widgets: list[Widget], theme: Theme, active: bool) -> None:
         self._paint(Draw(img), widgets, theme, active)
