@@ -140,24 +140,28 @@ def accessibility_rows(tree: str) -> list[A11yRow]:
     element its line's fields (:func:`parse_accessibility_line`), the names of its named containers
     (outermost first) and the positions of all its containers; an element's position is its index."""
     rows: list[A11yRow] = []
-    stack: list[tuple[int, str | None, int]] = []  # (indent, name, position) of the open containers
+    # the open containers: (indent, the names and positions of it and its containers), so closing some
+    # restores what the one left open had (no tuples rebuilt from the whole stack)
+    stack: list[tuple[int, tuple[str, ...], tuple[int, ...]]] = []
     ancestors: tuple[str, ...] = ()
     enclosing: tuple[int, ...] = ()
+    parse = parse_accessibility_line
     for line in tree.splitlines():
-        parsed = parse_accessibility_line(line)
+        parsed = parse(line)
         if parsed is None:
             continue
         indent = parsed[0]
         if stack and stack[-1][0] >= indent:
             while stack and stack[-1][0] >= indent:
                 stack.pop()
-            ancestors = tuple(n for _, n, _ in stack if n)
-            enclosing = tuple(p for _, _, p in stack)
+            ancestors, enclosing = (stack[-1][1], stack[-1][2]) if stack else ((), ())
+        position = len(rows)
         rows.append((*parsed, ancestors, enclosing))
         name = parsed[2]
-        stack.append((indent, name, len(rows) - 1))
-        ancestors = ancestors + (name,) if name else ancestors
-        enclosing = enclosing + (len(rows) - 1,)
+        if name:
+            ancestors = ancestors + (name,)
+        enclosing = enclosing + (position,)
+        stack.append((indent, ancestors, enclosing))
     return rows
 
 
