@@ -71,6 +71,11 @@ class MacAgentMenu(ActionMenu):
         self.extra_actions = list(extra_actions)
         self._tree_seen: str | None = None
         self._elements: list[Any] = []
+        # the last tree's click targets by (row, position): an element that stays put keeps its record and
+        # its options (made once, not once per step); only the current tree's targets are kept
+        self._targets: dict[tuple, tuple[Any, list[MenuOption]]] = {}
+        self._target_options: list[list[MenuOption]] = []
+        self._typing: tuple[Any, list[MenuOption | None]] | None = None  # (task, its typing options)
         size = self.max_elements * len(self.clicks) + self.max_params + len(self.hotkeys) + 2 * self.scroll + len(self.extra_actions) + 2
         super().__init__(env, size)
         self._fixed = self._fixed_options()
@@ -114,22 +119,16 @@ class MacAgentMenu(ActionMenu):
     def build_menu(self, obs: Any, info: dict[str, Any]) -> list[MenuOption | None]:
         self._read_elements()
         options: list[MenuOption | None] = []
-        for kind in self.clicks:
-            verb, extra = CLICK_KINDS[kind]
-            for i in range(self.max_elements):
-                if i >= len(self._elements):
-                    options.append(None)
-                    continue
-                element = self._elements[i]
-                x, y = element.center
-                where = f" in {element.ancestors[-1]!r}" if element.ancestors else ""
-                options.append(MenuOption(f'{kind} {element.role} "{element.name or ""}"{where} at ({x}, {y})',
-                                          {"action_type": verb, "x": x, "y": y, **extra},
-                                          {"kind": kind, "element": element, "point": (x, y)}))
-        strings = self.parameter_strings()
-        for j in range(self.max_params):
-            options.append(MenuOption(f"type {strings[j]!r}", {"action_type": "TYPING", "text": strings[j]}, {"kind": "type"})
-                           if j < len(strings) else None)
+        padding = [None] * (self.max_elements - len(self._elements))
+        for k in range(len(self.clicks)):
+            options.extend(per_kind[k] for per_kind in self._target_options)
+            options.extend(padding)
+        task = self._base.task
+        if self._typing is None or self._typing[0] is not task:  # made once per task, not once per step
+            strings = self.parameter_strings()
+            self._typing = (task, [MenuOption(f"type {strings[j]!r}", {"action_type": "TYPING", "text": strings[j]}, {"kind": "type"})
+                                   if j < len(strings) else None for j in range(self.max_params)])
+        options.extend(self._typing[1])
         options.extend(self._fixed)
         return options
 
@@ -144,9 +143,12 @@ class MacAgentMenu(ActionMenu):
         rows = accessibility_rows(tree)
         # the windows, sheets and menus with bounds, front-most first in tree order: what may cover an element
         surfaces = [(i, row[4]) for i, row in enumerate(rows) if row[1] in _SURFACES and row[4]]
-        targets, centres = [], set()
-        for position, (_indent, role, name, value, bounds, flags, ancestors, enclosing) in enumerate(rows):
-            if role not in self.roles or bounds is None or "disabled" in flags:
+        targets, options, centres = [], [], set()
+        known, kept = self._targets, {}
+        roles = self.roles
+        for position, row in enumerate(rows):
+            _indent, role, name, value, bounds, flags, ancestors, enclosing = row
+            if role not in roles or bounds is None or "disabled" in flags:
                 continue
             x, y, w, h = bounds
             if w <= 0 or h <= 0:
@@ -156,11 +158,31 @@ class MacAgentMenu(ActionMenu):
                     or _covered(surfaces, position, enclosing, cx, cy):
                 continue
             centres.add((cx, cy))
-            targets.append(A11yElement(role=role, name=name, value=value, bounds=bounds, flags=flags, ancestors=ancestors,
-                                       position=position, enclosing=enclosing))
+            key = (row, position)
+            target = known.get(key)
+            if target is None:
+                element = A11yElement(role=role, name=name, value=value, bounds=bounds, flags=flags, ancestors=ancestors,
+                                      position=position, enclosing=enclosing)
+                target = (element, self._click_options(element))
+            kept[key] = target
+            targets.append(target[0])
+            options.append(target[1])
             if len(targets) == self.max_elements:
                 break
         self._tree_seen, self._elements = tree, targets
+        self._targets, self._target_options = kept, options
+
+    def _click_options(self, element: Any) -> list[MenuOption]:
+        """The options of ``element``, one per click kind (in ``clicks`` order)."""
+        x, y = element.center
+        where = f" in {element.ancestors[-1]!r}" if element.ancestors else ""
+        out = []
+        for kind in self.clicks:
+            verb, extra = CLICK_KINDS[kind]
+            out.append(MenuOption(f'{kind} {element.role} "{element.name or ""}"{where} at ({x}, {y})',
+                                  {"action_type": verb, "x": x, "y": y, **extra},
+                                  {"kind": kind, "element": element, "point": (x, y)}))
+        return out
 
     def unavailable_action(self, index: int) -> str:
         return f"(menu slot {index} is not available)"  # not in the action grammar: an error observation
