@@ -164,6 +164,27 @@ def test_scale_factor_and_edges() -> None:
     assert _psnr(small, composite.area_resize(full, (80, 60))) >= 35
 
 
+@pytest.mark.parametrize("x, y", [(60, 50), (-40, -30), (1200, 700)])  # on screen, over the top-left and bottom-right edges
+def test_a_shadow_leaves_the_box_the_window_covers_and_is_the_same_after_the_paste(x, y) -> None:
+    rng = np.random.default_rng(1)
+    background = rng.integers(0, 256, (160, 256, 3), dtype=np.uint8)
+    k, w, h, r = 5, 250, 180, 2
+    x0, y0 = composite.scaled(x, k), composite.scaled(y, k)
+    surf = rng.integers(0, 256, (composite.scaled(y + h, k) - y0, composite.scaled(x + w, k) - x0, 3), dtype=np.uint8)
+    whole, banded = background.copy(), background.copy()
+    composite.shadow_scaled(whole, k, x, y, w, h, 120)
+    covered = composite.covered_box(x0, y0, surf.shape[1], surf.shape[0], r)
+    composite.shadow_scaled(banded, k, x, y, w, h, 120, covered)
+    cx0, cy0, cx1, cy1 = max(0, covered[0]), max(0, covered[1]), covered[2], covered[3]
+    inside = np.zeros(background.shape[:2], bool)
+    inside[cy0:max(cy0, cy1), cx0:max(cx0, cx1)] = True
+    assert np.array_equal(banded[inside], background[inside])  # left alone
+    assert np.array_equal(banded[~inside], whole[~inside]) and not np.array_equal(whole, background)
+    composite.paste_window(whole, surf, x0, y0, r=r)
+    composite.paste_window(banded, surf, x0, y0, r=r)
+    assert np.array_equal(whole, banded)  # once the window is on it, nobody can tell
+
+
 def test_the_rl_bench_env_takes_the_low_res_path() -> None:
     from mmenvs.wrappers import bench
 

@@ -90,6 +90,12 @@ def shadow(frame: np.ndarray, x: int, y: int, w: int, h: int, opacity: int = 100
 Corners = list  # what lies under a window's rounded corners: paste_window's return value
 
 
+def covered_box(x: int, y: int, w: int, h: int, r: int = RADIUS) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) that :func:`paste_window` of a (h, w) surface at (x, y) with corner radius
+    ``r`` overwrites whole, whatever was below: its rows between the rounded corners."""
+    return x, y + r, x + w, y + h - r
+
+
 def paste_window(frame: np.ndarray, surf: np.ndarray, x: int, y: int, r: int = RADIUS,
                  under: Corners | None = None) -> Corners:
     """Copy a window surface (h, w, 3) to (x, y) with rounded corners, clipped to the frame.
@@ -361,10 +367,13 @@ def _scaled_reference(opacity: int, k: int) -> np.ndarray:
     return block_resize(ref, (scaled(ref.shape[1], k), scaled(ref.shape[0], k)), k)
 
 
-def shadow_scaled(frame: np.ndarray, k: int, x: int, y: int, w: int, h: int, opacity: int = 100) -> None:
+def shadow_scaled(frame: np.ndarray, k: int, x: int, y: int, w: int, h: int, opacity: int = 100,
+                  covered: tuple[int, int, int, int] | None = None) -> None:
     """:func:`shadow` of the screen rectangle (x, y, w, h) on a frame composed at 1/k: the blurred
-    factor downscaled (cached per size) and applied to the whole shadow rectangle (the window then
-    covers its interior)."""
+    factor downscaled (cached per size) and applied to the shadow rectangle. ``covered`` (x0, y0, x1, y1
+    on the frame) is a box the caller then covers entirely with the window (its rows between the rounded
+    corners, see ``paste_window``): it is left as it is, its pixels never show (without it, the whole
+    rectangle is darkened)."""
     H, W = frame.shape[:2]
     s = SHADOW
     X0, Y0, X1, Y1 = scaled(x - s, k), scaled(y - s, k), scaled(x + w + s, k), scaled(y + h + s, k)
@@ -375,9 +384,19 @@ def shadow_scaled(frame: np.ndarray, k: int, x: int, y: int, w: int, h: int, opa
     if c is None:
         return
     fx0, fy0, fx1, fy1 = c
-    kk = keep[fy0 - Y0: fy1 - Y0, fx0 - X0: fx1 - X0]
-    region = frame[fy0:fy1, fx0:fx1]
-    region[:] = ((region.astype(np.uint16) * kk[..., None]) >> 8).astype(np.uint8)
+    parts = [(fx0, fy0, fx1, fy1)]
+    if covered is not None:
+        cx0, cy0, cx1, cy1 = max(covered[0], fx0), max(covered[1], fy0), min(covered[2], fx1), min(covered[3], fy1)
+        if cx0 < cx1 and cy0 < cy1:  # the band around the covered box: above, below, left, right of it
+            parts = [(fx0, fy0, fx1, cy0), (fx0, cy1, fx1, fy1), (fx0, cy0, cx0, cy1), (cx1, cy0, fx1, cy1)]
+    for px0, py0, px1, py1 in parts:
+        if px1 <= px0 or py1 <= py0:
+            continue
+        kk = keep[py0 - Y0: py1 - Y0, px0 - X0: px1 - X0, None]
+        region = frame[py0:py1, px0:px1]
+        product = np.multiply(region, kk, dtype=np.uint16)
+        product >>= 8
+        region[:] = product
 
 
 class Shifted:

@@ -625,7 +625,8 @@ class Desktop(EventRouter):
         if below_key != self._small_below_key or self._small_below is None:
             below = small_base.copy()
             for w, arr, (x, y, ww, wh), (x0, y0) in placed:
-                composite.shadow_scaled(below, k, x, y, ww, wh, 100 if w.parent is None else 70)
+                covered = composite.covered_box(x0, y0, arr.shape[1], arr.shape[0], radius)  # pasted over next
+                composite.shadow_scaled(below, k, x, y, ww, wh, 100 if w.parent is None else 70, covered)
                 composite.paste_window(below, arr, x0, y0, r=radius)
             below.flags.writeable = False
             self._small_below_key, self._small_below = below_key, below
@@ -635,7 +636,9 @@ class Desktop(EventRouter):
             shadowed_key = (below_key, (x, y, ww, wh), opacity)  # the front window's shadow moves only with it
             if shadowed_key != self._small_shadowed_key or self._small_shadowed is None:
                 shadowed = self._small_below.copy()
-                composite.shadow_scaled(shadowed, k, x, y, ww, wh, opacity)
+                # the front window (of this size, at this place) is pasted over every frame made from it
+                covered = composite.covered_box(x0, y0, arr.shape[1], arr.shape[0], radius)
+                composite.shadow_scaled(shadowed, k, x, y, ww, wh, opacity, covered)
                 shadowed.flags.writeable = False
                 self._small_shadowed_key, self._small_shadowed = shadowed_key, shadowed
             frame = self._small_shadowed.copy()
