@@ -115,15 +115,11 @@ def _policy_for(observation_space: Any, family: Any, algo: str) -> Any:
 
 def _masks(env: Any) -> np.ndarray | None:
     """The action mask of a (possibly wrapped) menu env, if it has one."""
-    getter = getattr(env, "action_masks", None)
-    if getter is None:
-        inner = env
-        while hasattr(inner, "env"):
-            inner = inner.env
-            getter = getattr(inner, "action_masks", None)
-            if getter is not None:
-                break
-    return None if getter is None else np.asarray(getter(), dtype=bool)
+    try:
+        getter = env.get_wrapper_attr("action_masks")  # the outermost wrapper (or the env) that has it
+    except AttributeError:
+        return None
+    return np.asarray(getter(), dtype=bool)
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
