@@ -308,3 +308,15 @@ def test_a_drawing_made_before_comes_from_the_shared_surface_cache_with_the_same
     _caches_off(monkeypatch)
     plain = _replay(3, 12)
     assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(again, plain))
+
+
+def test_a_cached_icon_is_recorded_by_the_digest_of_its_pixels_without_reading_them_again(monkeypatch):
+    from mmenvs.macagent.backends.sim import display_list
+    from mmenvs.macagent.backends.sim.icons import icon
+
+    folder = icon("folder", 16)
+    assert icon("folder", 16) is folder
+    key = display_list._image_key(folder)
+    assert key == display_list._digest_key(folder) == display_list._image_key(folder.copy())
+    monkeypatch.setattr(display_list, "_digest_key", lambda im: pytest.fail("the cached icon was read again"))
+    assert display_list._image_key(folder) == key

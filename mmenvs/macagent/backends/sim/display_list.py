@@ -16,6 +16,7 @@ raises :class:`Unrecordable` and the window is drawn directly, as before.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import Any
 
 from PIL import Image
@@ -70,11 +71,30 @@ class _ImageHandle:
         raise Unrecordable(f"image.{name} while recording a display list")
 
 
+#: Keys of images that never change (the icon cache's), by id, while they live: an icon row pasted on every
+#: redraw is not read back and digested each time.
+_frozen_keys: dict[int, tuple] = {}
+
+
+def _digest_key(im: Image.Image) -> tuple:
+    return ("image", im.mode, im.size, hashlib.blake2b(im.tobytes(), digest_size=16).digest())
+
+
+def register_frozen(im: Image.Image) -> Image.Image:
+    """Declare ``im`` immutable (a shared cached image nobody draws on): its record key is computed once."""
+    key = id(im)
+    if key not in _frozen_keys:
+        _frozen_keys[key] = _digest_key(im)
+        weakref.finalize(im, _frozen_keys.pop, key, None)
+    return im
+
+
 def _image_key(im: Any) -> Any:
     """What a pasted image contributes to a record: its mode, size and a 128-bit digest of its pixels (the
     pixels themselves would make every record of an icon row hold its own copy)."""
     if isinstance(im, Image.Image):
-        return ("image", im.mode, im.size, hashlib.blake2b(im.tobytes(), digest_size=16).digest())
+        known = _frozen_keys.get(id(im))
+        return known if known is not None else _digest_key(im)
     return ("value", _frozen(im) if type(im) is list else im)
 
 

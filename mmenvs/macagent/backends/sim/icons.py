@@ -226,7 +226,13 @@ _DRAWERS = {
 @functools.lru_cache(maxsize=256)
 def icon(name: str, size: int, day: int = 1, weekday: str = "MON") -> Image.Image:
     """RGBA icon ``name`` (an app name, "Trash", "folder" or "document") at ``size`` px.
-    Calendar's icon shows ``weekday`` and ``day`` like the real one."""
+    Calendar's icon shows ``weekday`` and ``day`` like the real one. Shared: never draw on it (copy it)."""
+    from .display_list import register_frozen
+
+    return register_frozen(_icon(name, size, day, weekday))
+
+
+def _icon(name: str, size: int, day: int, weekday: str) -> Image.Image:
     if name == "Calendar":
         return _calendar(size, day, weekday)
     if name in _DRAWERS:
