@@ -55,3 +55,13 @@ def test_vec_run_reports_speed_barrier_and_parent_cost() -> None:
     # the mean of two workers' times is at least half the slower one's and at most all of it
     assert 0.5 <= run["barrier_busy"] <= 1.0
     assert bench._vec_run(1, steps=2)["barrier_busy"] == 1.0  # one worker is always the slowest
+
+
+def test_vec_row_reports_the_median_round(monkeypatch) -> None:
+    speeds = iter([100.0, 150.0, 100.0, 190.0, 100.0, 120.0])  # rounds of (1 worker, 2 workers): 1.5x, 1.9x, 1.2x
+    monkeypatch.setattr(bench, "VEC_ROUNDS", 3)
+    monkeypatch.setattr(bench, "_vec_run", lambda workers: {"per_s": next(speeds), "parent_cpu_ms": 1.0,
+                                                             "env_ms": 5.0, "barrier_busy": 0.8})
+    row = bench._vec_row()
+    assert row["ratio"] == 1.5 and row["per_s"] == 150.0
+    assert "rounds: 1.50, 1.90, 1.20" in row["note"]
