@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mmenvs.benchmarks.harness import HARNESS_WORKLOADS
 from mmenvs.wrappers import bench
 
@@ -42,7 +44,7 @@ def test_busy_time_counts_the_auto_reset_in_the_final_step() -> None:
         assert terminated
         final = info["bench_busy_s"]
         env.reset()  # as SubprocVecEnv's worker does before it sends the final step's info
-        assert info["bench_busy_s"] > final
+        assert info["bench_busy_s"] > final and info["bench_reset_s"] == pytest.approx(info["bench_busy_s"] - final)
         env.reset()  # a reset asked for on its own is nobody's step
         assert info["bench_busy_s"] > final and "bench_busy_s" not in env.reset()[1]
     finally:
@@ -54,6 +56,7 @@ def test_vec_run_reports_speed_barrier_and_parent_cost() -> None:
     assert run["per_s"] > 0 and run["parent_cpu_ms"] > 0 and run["env_ms"] > 0
     # the mean of two workers' times is at least half the slower one's and at most all of it
     assert 0.5 <= run["barrier_busy"] <= 1.0
+    assert 0.0 <= run["reset_share"] < 1.0
     assert bench._vec_run(1, steps=2)["barrier_busy"] == 1.0  # one worker is always the slowest
 
 
@@ -61,7 +64,8 @@ def test_vec_row_reports_the_median_round(monkeypatch) -> None:
     speeds = iter([100.0, 150.0, 100.0, 190.0, 100.0, 120.0])  # rounds of (1 worker, 2 workers): 1.5x, 1.9x, 1.2x
     monkeypatch.setattr(bench, "VEC_ROUNDS", 3)
     monkeypatch.setattr(bench, "_vec_run", lambda workers: {"per_s": next(speeds), "parent_cpu_ms": 1.0,
-                                                             "env_ms": 5.0, "barrier_busy": 0.8})
+                                                             "env_ms": 5.0, "barrier_busy": 0.8,
+                                                             "reset_share": 0.3})
     row = bench._vec_row()
     assert row["ratio"] == 1.5 and row["per_s"] == 150.0
-    assert "rounds: 1.50, 1.90, 1.20" in row["note"]
+    assert "rounds: 1.50, 1.90, 1.20" in row["note"] and "resets 30%" in row["note"]

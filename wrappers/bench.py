@@ -117,7 +117,8 @@ def _mmts_rows() -> list[dict[str, Any]]:
 class _BusyTime(gym.Wrapper):
     """A bench worker's env: adds to each step's info the seconds the env spent on it
     (``info["bench_busy_s"]``), including the reset that a vector env does right after a final step
-    (the worker sends the info only after that reset, so the reset's time is added to it)."""
+    (the worker sends the info only after that reset, so the reset's time is added to it; it is also
+    ``info["bench_reset_s"]``)."""
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
@@ -134,7 +135,8 @@ class _BusyTime(gym.Wrapper):
         start = time.perf_counter()
         result = self.env.reset(**kwargs)
         if self._last_info is not None:  # an auto-reset after a final step: its time counts for that step
-            self._last_info["bench_busy_s"] += time.perf_counter() - start
+            self._last_info["bench_reset_s"] = time.perf_counter() - start
+            self._last_info["bench_busy_s"] += self._last_info["bench_reset_s"]
             self._last_info = None
         return result
 
@@ -147,7 +149,8 @@ def _vec_run(workers: int, steps: int = VEC_STEPS) -> dict[str, float]:
     """``steps`` steps of ``workers`` SubprocVecEnv workers as MaskablePPO's rollout loop drives them: the
     masks by ``env_method("action_masks")`` (answered from the step infos by ``VecInfoMasks``, no extra
     round trip), then ``step_async``/``step_wait``. Returns total steps/s, the parent's CPU ms per vector
-    step, and how busy the workers were against the slowest one of each step (the lockstep barrier)."""
+    step, how busy the workers were against the slowest one of each step (the lockstep barrier), and the
+    share of the workers' env time spent in auto-resets."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from .vec_masks import VecInfoMasks
@@ -158,17 +161,20 @@ def _vec_run(workers: int, steps: int = VEC_STEPS) -> dict[str, float]:
         vec.reset()
         rng = np.random.default_rng(0)
         busy = np.zeros((steps, workers))
+        resetting = np.zeros((steps, workers))
         start, start_cpu = time.perf_counter(), time.process_time()
         for i in range(steps):
             masks = np.stack(vec.env_method("action_masks"))
             vec.step_async(np.array([int(rng.choice(np.flatnonzero(m))) for m in masks]))
             _obs, _rewards, _dones, infos = vec.step_wait()
             busy[i] = [info["bench_busy_s"] for info in infos]
+            resetting[i] = [info.get("bench_reset_s", 0.0) for info in infos]
         seconds, cpu = time.perf_counter() - start, time.process_time() - start_cpu
     finally:
         vec.close()
     return {"per_s": workers * steps / seconds, "parent_cpu_ms": cpu / steps * 1000.0,
-            "env_ms": float(busy.mean() * 1000.0), "barrier_busy": float(busy.mean() / busy.max(axis=1).mean())}
+            "env_ms": float(busy.mean() * 1000.0), "barrier_busy": float(busy.mean() / busy.max(axis=1).mean()),
+            "reset_share": float(resetting.sum() / busy.sum())}
 
 
 def _vec_row() -> dict[str, Any]:
@@ -183,7 +189,8 @@ def _vec_row() -> dict[str, Any]:
                      f"{', '.join(f'{r:.2f}' for r in ratios)}; target >= 1.7x on 2 cores); MaskablePPO's loop (masks "
                      f"from the step infos via VecInfoMasks), random masked actions, auto-resets; env {two['env_ms']:.1f} "
                      f"ms/step (1 worker: {one['env_ms']:.1f}), workers busy {two['barrier_busy']:.0%} of the slowest "
-                     f"one's time per step (lockstep), parent {two['parent_cpu_ms']:.1f} ms CPU per vector step")}
+                     f"one's time per step (lockstep), resets {two['reset_share']:.0%} of their env time, parent "
+                     f"{two['parent_cpu_ms']:.1f} ms CPU per vector step")}
 
 
 def workloads() -> list[dict[str, Any]]:
