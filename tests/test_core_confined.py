@@ -211,3 +211,202 @@ def test_the_root_fd_is_kept_and_reopened_when_the_folder_is_made_anew(tmp_path)
     assert confined.read_text("a.txt") == "second"  # not the deleted folder's fd
     confined.close()
     assert confined.read_text("a.txt") == "second"
+
+
+# ---------------------------------------------------------------- usage: sizes by directory fds
+
+
+def _walk_usage(confined, path=".", limit=100_000):
+    """What disk_usage / home_usage computed before usage(): the sum and count of walk's entries."""
+    size = count = 0
+    for _, entry in confined.walk(path, limit=limit):
+        count += 1
+        size += entry.size if entry.kind == "file" else 0
+    return size, count
+
+
+def _open_fds():
+    import gc
+
+    gc.collect()  # a file object of an earlier test closed meanwhile would change the count
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _mixed_tree(home, outside):
+    """Nested folders with files of distinct sizes, links to files and folders in and out of the root,
+    a FIFO, empty folders, names whose order as strings and as paths differ (a, a.b, a-b)."""
+    sizes = iter(range(1, 10_000))
+    for folder in ("a/x/deep/er", "a.b/y", "a-b", "b/empty", "c/d/e/f", "zz"):
+        (home / folder).mkdir(parents=True, exist_ok=True)
+    for folder in ("", "a", "a/x", "a/x/deep", "a/x/deep/er", "a.b", "a.b/y", "a-b", "c/d", "c/d/e/f", "zz"):
+        for name in ("f1.txt", "f2.bin", "F3"):
+            (home / folder / name).write_bytes(b"x" * next(sizes) * 7)
+    os.symlink(outside, home / "a" / "to_outside_file")
+    os.symlink(outside.parent, home / "a" / "x" / "to_outside_folder")
+    os.symlink("../a.b", home / "c" / "to_inside_folder")
+    os.symlink("f1.txt", home / "a-b" / "to_inside_file")
+    os.symlink("/nonexistent/dangling", home / "zz" / "dangling")
+    os.mkfifo(home / "c" / "d" / "pipe")
+
+
+def test_usage_equals_the_walk_sum_at_every_limit(setup):
+    confined, home, outside = setup
+    for i in range(40):  # a secret folder outside the root, with big files, reachable only through links
+        (outside.parent / f"big{i}.bin").write_bytes(b"s" * 100_000)
+    _mixed_tree(home, outside)
+    total = _walk_usage(confined)
+    # 15 folders (Desktop included), 34 files (7, 14, … 231 bytes and note.txt's 5), 5 links, a FIFO;
+    # nothing of the outside folder
+    assert total == (7 * sum(range(1, 34)) + 5, 55)
+    assert confined.usage() == total and confined.disk_usage() == total[0]
+    for limit in range(0, total[1] + 3):
+        assert confined.usage(limit=limit) == _walk_usage(confined, limit=limit), limit
+        assert confined.disk_usage(limit=limit) == _walk_usage(confined, limit=limit)[0]
+    for sub in ("a", "a/x", "c", "b/empty", "a-b"):
+        for limit in (1, 2, 5, 100):
+            assert confined.usage(sub, limit=limit) == _walk_usage(confined, sub, limit=limit), (sub, limit)
+    for not_a_folder in ("f1.txt", "a/to_outside_file", "a/x/to_outside_folder", "c/to_inside_folder", "c/d/pipe", "missing"):
+        assert confined.usage(not_a_folder) == (0, 0) == _walk_usage(confined, not_a_folder)
+    with pytest.raises(ConfinementError):
+        confined.usage("../home")
+
+
+def test_usage_never_enters_a_symlinked_folder_out_of_the_root(setup):
+    confined, home, outside = setup
+    (outside.parent / "loot").mkdir()
+    (outside.parent / "loot" / "big.bin").write_bytes(b"s" * 50_000)
+    os.symlink(outside.parent / "loot", home / "Desktop" / "loot")
+    os.symlink(outside.parent, home / "up")
+    # Desktop, note.txt (5 bytes), the two links: 4 entries, 5 bytes; the 50,000 outside are not counted
+    assert confined.usage() == (5, 4)
+    assert confined.usage("Desktop/loot") == (0, 0) and confined.usage("up") == (0, 0)
+
+
+def test_usage_skips_a_folder_swapped_for_a_symlink_after_it_was_listed(setup, monkeypatch):
+    """The race: a folder is listed as a folder, then replaced by a link to the outside before it is
+    entered. The swap is made at that very moment (the listing of its parent is wrapped)."""
+    import mmenvs.core.confined as confined_module
+
+    confined, home, outside = setup
+    (outside.parent / "loot").mkdir()
+    (outside.parent / "loot" / "big.bin").write_bytes(b"s" * 50_000)
+    (home / "Desktop" / "sub").mkdir()
+    (home / "Desktop" / "sub" / "inner.txt").write_text("inner")
+    real = confined_module._count_entries
+    swapped = []
+
+    def listing_then_swap(fd, budget):
+        got = real(fd, budget)
+        if "sub" in got[2] and not swapped:  # Desktop was just listed, with sub as a folder
+            os.rename(home / "Desktop" / "sub", home / "moved-away")
+            os.symlink(outside.parent / "loot", home / "Desktop" / "sub")
+            swapped.append(True)
+        return got
+
+    monkeypatch.setattr(confined_module, "_count_entries", listing_then_swap)
+    size, count = confined.usage("Desktop")
+    assert swapped == [True]
+    assert (size, count) == (5, 2)  # note.txt and the entry "sub"; neither inner.txt nor the 50,000 outside
+
+
+def test_usage_of_very_deep_nesting_counts_everything_and_leaves_no_fd_open(setup, monkeypatch):
+    """300 levels, each with a file and (every level) an empty sibling folder entered after the deep
+    branch, so that going back up needs the folders whose fds were given up (more than 64 levels)."""
+    import mmenvs.core.confined as confined_module
+
+    confined, home, _ = setup
+    fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for level in range(300):  # by fds: the host path would pass PATH_MAX with longer names
+            with open(os.open("file.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+                out.write(b"x" * (level + 1))
+            os.mkdir("zsibling", dir_fd=fd)
+            os.mkdir("d" * 100, dir_fd=fd)  # 300 x 101 characters: old path-based opens fail past ~40 levels
+            following = os.open("d" * 100, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = following
+    finally:
+        os.close(fd)
+    expected = (5 + sum(range(1, 301)), 2 + 300 * 3)  # Desktop/note.txt; per level a file, a sibling, a folder
+    confined.usage()  # the kept root fd is opened by the first call
+    before = _open_fds()
+    assert confined.usage() == expected
+    assert _open_fds() == before
+    peak = []
+    real_scandir = os.scandir
+
+    def counting_scandir(arg):
+        peak.append(len(os.listdir("/proc/self/fd")))
+        return real_scandir(arg)
+
+    monkeypatch.setattr(confined_module.os, "scandir", counting_scandir)
+    assert confined.usage() == expected
+    assert max(peak) <= before + confined_module.USAGE_MAX_OPEN_FOLDERS + 3  # bounded whatever the depth
+    assert max(peak) >= before + confined_module.USAGE_MAX_OPEN_FOLDERS  # (and the bound was reached)
+    monkeypatch.setattr(confined_module.os, "scandir", real_scandir)
+    assert _open_fds() == before
+    for limit in (1, 150, 299, 300, 301, 600, 901, 902, 5000):  # counted in walk's order (over PATH_MAX walk stops)
+        if limit <= 120:
+            assert confined.usage(limit=limit) == _walk_usage(confined, limit=limit), limit
+        assert confined.usage(limit=limit)[1] == min(limit, expected[1])
+    assert _open_fds() == before
+
+
+def test_usage_with_a_small_fd_bound_equals_the_walk_and_skips_a_moved_folder(setup, monkeypatch):
+    import mmenvs.core.confined as confined_module
+
+    confined, home, outside = setup
+    monkeypatch.setattr(confined_module, "USAGE_MAX_OPEN_FOLDERS", 2)
+    _mixed_tree(home, outside)
+    path = home
+    for level in range(12):  # a comb: each level has a deep branch and folders after it
+        path = path / f"n{level}"
+        for sibling in ("o", "p"):
+            (path.parent / sibling / "s").mkdir(parents=True, exist_ok=True)
+            (path.parent / sibling / "s" / "f").write_bytes(b"y" * (level + 3))
+        path.mkdir()
+        (path / "leaf").write_bytes(b"z" * 11)
+    total = _walk_usage(confined)
+    before = _open_fds()
+    for limit in range(0, total[1] + 2):
+        assert confined.usage(limit=limit) == _walk_usage(confined, limit=limit), limit
+    assert confined.usage() == total and _open_fds() == before
+
+
+def test_usage_does_not_take_the_new_parent_of_a_moved_folder_for_a_folder_it_gave_up(setup, monkeypatch):
+    """k0/k1/k2/k3/k4, each with a folder z holding one file; with 2 fds kept, k0..k2 give theirs up on the
+    way down. While k4 is listed, k3 is moved into Desktop: k3 (still open) is finished, but ".." of k3 is
+    now Desktop, not k2, so k2's, k1's and k0's folders left (their z) are skipped — not looked for in
+    Desktop and above."""
+    import mmenvs.core.confined as confined_module
+
+    confined, home, _ = setup
+    monkeypatch.setattr(confined_module, "USAGE_MAX_OPEN_FOLDERS", 2)
+    (home / "Desktop" / "z").mkdir()
+    (home / "Desktop" / "z" / "d.bin").write_bytes(b"d" * 70_000)
+    (home / "z").mkdir()  # what k1's z would be, looked for in Desktop's parent
+    (home / "z" / "h.bin").write_bytes(b"h" * 300_000)
+    chain = home
+    for level in range(5):
+        chain = chain / f"k{level}"
+        (chain / "z").mkdir(parents=True)
+        (chain / "z" / "f.bin").write_bytes(b"f" * 10**level)
+    assert confined.usage() == _walk_usage(confined) == (5 + 70_000 + 300_000 + 11_111, 3 + 1 + 2 + 1 + 4 * 2 + 1 + 5)
+    real = confined_module._count_entries
+    moved = []
+
+    def listing_then_move(fd, budget):
+        got = real(fd, budget)
+        if not moved and os.path.samestat(os.fstat(fd), os.stat(chain)):
+            os.rename(home / "k0" / "k1" / "k2" / "k3", home / "Desktop" / "k3")
+            moved.append(True)
+        return got
+
+    monkeypatch.setattr(confined_module, "_count_entries", listing_then_move)
+    before = _open_fds()
+    size, count = confined.usage()
+    assert moved == [True] and _open_fds() == before
+    # home: Desktop, k0, z, z/h.bin; Desktop: note.txt, z, z/d.bin; k0..k3: k(i+1) and z each; k4: z;
+    # k4/z/f.bin and k3/z/f.bin (10,000 and 1,000 bytes); not the files of k2/z, k1/z, k0/z, nor those of
+    # Desktop/z or z a second time
+    assert (size, count) == (5 + 70_000 + 300_000 + 10_000 + 1_000, 3 + 1 + 2 + 1 + 4 * 2 + 1 + 2)

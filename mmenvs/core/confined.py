@@ -38,6 +38,8 @@ from typing import Literal
 
 #: Default bound of one read (bytes): far above any document a task ships, far below host memory.
 DEFAULT_MAX_READ_BYTES = 64 * 2**20
+#: Folders whose fds ``ConfinedDir.usage`` keeps open at once besides the start (the deepest of the branch it walks).
+USAGE_MAX_OPEN_FOLDERS = 64
 
 EntryKind = Literal["file", "dir", "symlink", "other"]
 
@@ -474,7 +476,131 @@ class ConfinedDir:
 
     def disk_usage(self, path: str | os.PathLike[str] = ".", *, limit: int = 100_000) -> int:
         """Bytes of the regular files below ``path`` (symlinks not followed; at most ``limit`` entries counted)."""
-        return sum(entry.size for _, entry in self.walk(path, limit=limit) if entry.kind == "file")
+        return self.usage(path, limit=limit)[0]
+
+    def usage(self, path: str | os.PathLike[str] = ".", *, limit: int = 100_000) -> tuple[int, int]:
+        """(bytes of the regular files below the folder ``path``, entries counted): the sum and count of
+        what ``walk(path, limit=limit)`` yields (every entry counts, folders and symlinks included; the
+        same entries are counted up to ``limit``), walked by directory fds only — each child folder is
+        opened from its parent's fd, never by a path from the root, following no symlink (and, with openat2,
+        crossing no mount, as every path) — without Entry objects or sorted listings, with a stat only for
+        regular files. A folder that is not one by the time it is entered (swapped for a symlink, removed)
+        is skipped, as ``walk`` skips it."""
+        parts = self.parts(path)
+        if limit <= 0:
+            return 0, 0
+        try:
+            with self._root_fd() as root_fd:
+                start = self._open_beneath(root_fd, parts, _DIR_FLAGS) if parts else os.dup(root_fd)
+        except OSError:
+            return 0, 0  # not a folder below the root (missing, a file, a symlink): walk yields nothing either
+        return self._usage_from(start, int(limit))
+
+    def _usage_from(self, start: int, limit: int) -> tuple[int, int]:
+        """``usage`` from the open folder ``start`` (closed here, with every fd opened on the way).
+
+        Depth first, child folders in name order, as ``walk`` visits them (so that the entries counted
+        before ``limit`` stops the walk are the same ones). ``frames[i]`` is the folder at depth i of the
+        branch being walked: [fd (-1 once given up), (st_dev, st_ino) noted when it was given up, its child
+        folders still to enter, sorted descending]. Open fds stay bounded at any depth: only the start and
+        the deepest ``USAGE_MAX_OPEN_FOLDERS`` frames keep their fd; a shallower frame notes its folder's
+        identity and closes it, and is opened again on the way back up as ``..`` of its child — used only
+        if it is that very folder (same device and inode), else the folder was moved meanwhile and what
+        was left of it, and of the given-up frames above it, is skipped (as walk skips a moved folder).
+        Each folder thus costs O(1) opens whatever the depth (no re-resolution of long paths)."""
+        size = count = 0
+        frames: list[list] = []
+        fd = start
+        try:
+            while fd >= 0:
+                try:
+                    got, seen, folders = _count_entries(fd, limit - count)
+                except OSError:
+                    got, seen, folders = 0, 0, []  # could not be listed (removed meanwhile): skipped
+                size += got
+                count += seen
+                if count >= limit:
+                    break
+                if folders:
+                    frames.append([fd, None, folders])
+                    spare = len(frames) - 1 - USAGE_MAX_OPEN_FOLDERS
+                    if spare >= 1 and frames[spare][0] >= 0:  # frames[0], the start, always keeps its fd
+                        frames[spare][1] = _identity(frames[spare][0])
+                        os.close(frames[spare][0])
+                        frames[spare][0] = -1
+                else:
+                    os.close(fd)
+                fd = -1
+                while frames and fd < 0:
+                    top = frames[-1]
+                    if top[2]:
+                        try:  # one component, relative to the parent's fd: no symlink (and with openat2 no mount) crossed
+                            if self._syscall is None:
+                                fd = os.open(top[2].pop(), _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=top[0])
+                            else:
+                                fd = self._open_beneath(top[0], (top[2].pop(),), _DIR_FLAGS)
+                        except OSError:
+                            pass  # swapped for a symlink or a file, or removed, since it was listed: skipped
+                        continue
+                    frames.pop()
+                    if frames and frames[-1][0] < 0:
+                        frames[-1][0] = _reopen_parent(top[0], frames[-1][1])
+                        if frames[-1][0] < 0:
+                            while len(frames) > 1 and frames[-1][0] < 0:
+                                frames.pop()  # moved meanwhile: this folder and the given-up ones above it are skipped
+                    os.close(top[0])
+        finally:
+            if fd >= 0:
+                os.close(fd)
+            for frame in frames:
+                if frame[0] >= 0:
+                    os.close(frame[0])
+        return size, count
+
+
+def _count_entries(fd: int, budget: int) -> tuple[int, int, list[str]]:
+    """(bytes of the regular files, entries counted, child folders sorted descending) of the open folder
+    ``fd``, at most ``budget`` entries in the folder's own order — as ``listdir(limit=budget)`` reads them.
+    Kinds come from the folder's records; only regular files are stat'ed (without following anything)."""
+    size = count = 0
+    folders: list[str] = []
+    with os.scandir(fd) as scan:
+        for item in scan:
+            if count >= budget:
+                break
+            try:
+                if item.is_dir(follow_symlinks=False):
+                    folders.append(item.name)
+                elif item.is_file(follow_symlinks=False):
+                    size += item.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue  # removed while listing: not counted (listdir skips it)
+            count += 1
+    folders.sort(reverse=True)  # entered from the end: smallest name first, walk's order
+    return size, count, folders
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None  # then never matched: the folder is skipped on the way back up
+    return info.st_dev, info.st_ino
+
+
+def _reopen_parent(child_fd: int, identity: tuple[int, int] | None) -> int:
+    """An fd of the folder holding the open folder ``child_fd`` if it is still the folder of ``identity``
+    (``usage`` gave up its fd on the way down), else -1."""
+    if identity is None:
+        return -1
+    try:
+        fd = os.open("..", _DIR_FLAGS, dir_fd=child_fd)
+    except OSError:
+        return -1
+    if _identity(fd) != identity:
+        os.close(fd)
+        return -1
+    return fd
 
 
 def _kind(mode: int) -> EntryKind:

@@ -764,13 +764,8 @@ class ShellSandbox:
 
     def home_usage(self) -> tuple[int, int]:
         """(bytes of the home's regular files, entries counted); symlinks are not followed, and the
-        count stops at :data:`HOME_MAX_ENTRIES` entries."""
-        size = count = 0
-        for _, entry in self._home_files.walk(limit=HOME_MAX_ENTRIES):
-            count += 1
-            if entry.kind == "file":
-                size += entry.size
-        return size, count
+        count stops at :data:`HOME_MAX_ENTRIES` entries (walked by directory fds: ``ConfinedDir.usage``)."""
+        return self._home_files.usage(limit=HOME_MAX_ENTRIES)
 
     def home_over_budget(self) -> str | None:
         """None while the home is within ``home_bytes`` (or there is no budget); else why it is not."""
