@@ -170,10 +170,13 @@ def test_an_actor_out_of_restarts_is_replaced(ray_cluster, tmp_path):
     assert records[0]["ray_tries"] == 2
 
 
+def _cli_command(*args: str, out: Path) -> list[str]:
+    return [sys.executable, "-m", "mmenvs.cli", "eval", "DebugEcho-v0", "--tasks", "3", "--workers", "2",
+            "--out", str(out), *args]
+
+
 def _run_cli(*args: str, out: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "mmenvs.cli", "eval", "DebugEcho-v0", "--tasks", "3", "--workers", "2",
-               "--out", str(out), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+    return subprocess.run(_cli_command(*args, out=out), capture_output=True, text=True, timeout=300)
 
 
 def test_cli_ray_connects_to_a_running_cluster(ray_cluster, tmp_path):
@@ -187,21 +190,33 @@ def test_cli_ray_connects_to_a_running_cluster(ray_cluster, tmp_path):
 
 
 def test_cli_ray_without_address_starts_and_removes_a_local_instance(tmp_path):
-    before = {p.name for p in Path(tempfile.gettempdir()).glob("mmenvs-ray-*")}
-    done = _run_cli("--ray", out=tmp_path / "run")
-    assert done.returncode == 0, done.stderr[-2000:]
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["episodes"] == 3 and summary["mean_score"] == 1.0
-    assert len(read_records(tmp_path / "run" / "episodes.jsonl")) == 3
-    # its Ray instance is gone with it: no process under its temp folder, and the folder removed
-    def leftovers() -> list[int]:
-        found = []
-        for process in psutil.process_iter(["pid", "cmdline"]):
-            if any("mmenvs-ray-" in part for part in (process.info["cmdline"] or [])):
-                found.append(process.info["pid"])
-        return found
-    wait_until(leftovers, check=lambda pids: not pids, what="no process of the CLI's Ray instance")
-    assert {p.name for p in Path(tempfile.gettempdir()).glob("mmenvs-ray-*")} <= before
+    # The CLI gets a temp folder of its own (short: Ray's socket paths live below it), so another run's Ray
+    # instance on the same machine (a second test suite beside this one) is neither counted nor waited for.
+    own_tmp = tempfile.mkdtemp(prefix="mr-", dir="/tmp")
+    try:
+        with subprocess.Popen(_cli_command("--ray", out=tmp_path / "run"), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": own_tmp}) as cli:
+            # the instance is made in the CLI's temp folder (so what is checked below is the CLI's own)
+            made = wait_until(lambda: list(Path(own_tmp).glob("mmenvs-ray-*")) or cli.poll() is not None,
+                              what="the CLI's Ray temp folder", timeout=120, interval=0.01)
+            _out, err = cli.communicate(timeout=300)
+        assert made is not True, "the CLI ended before its Ray temp folder was seen"
+        assert cli.returncode == 0, err[-2000:]
+        summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+        assert summary["episodes"] == 3 and summary["mean_score"] == 1.0
+        assert len(read_records(tmp_path / "run" / "episodes.jsonl")) == 3
+
+        # its Ray instance is gone with it: no process under its temp folder, and the folder removed
+        def leftovers() -> list[int]:
+            found = []
+            for process in psutil.process_iter(["pid", "cmdline"]):
+                if any(own_tmp in part for part in (process.info["cmdline"] or [])):
+                    found.append(process.info["pid"])
+            return found
+        wait_until(leftovers, check=lambda pids: not pids, what="no process of the CLI's Ray instance")
+        assert list(Path(own_tmp).glob("mmenvs-ray-*")) == []
+    finally:
+        shutil.rmtree(own_tmp, ignore_errors=True)
 
 
 def test_cli_ray_names_the_missing_extra(tmp_path):
