@@ -339,7 +339,9 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000, all
         uv_config = uvicorn.Config(
             app.app, log_level="warning", http=_silent_connection_guard(config.idle_timeout), ws="websockets-sansio",
             ws_max_size=2 * config.max_message_bytes + 4096, lifespan="on", timeout_keep_alive=5,
-            ws_ping_interval=min(20.0, config.idle_timeout), ws_ping_timeout=min(20.0, config.idle_timeout),
+            # a pong may come as late as the session may idle: on a loaded machine (64 sessions on 2 busy cores)
+            # a 20 s pong deadline closed live sessions (1011 keepalive ping timeout); dead peers are still dropped
+            ws_ping_interval=min(20.0, config.idle_timeout), ws_ping_timeout=config.idle_timeout,
             backlog=2048)
         server = uvicorn.Server(uv_config)
         print(f"mmenvs serve: {config.env_id} on http://{host}:{bound} (WebSocket ws://{host}:{bound}/ws"
